@@ -1,0 +1,51 @@
+/**
+ * API keys: generation, hashing and lookup. Keys are `mb_` + 43 URL-safe random characters (32 bytes);
+ * only their SHA-256 is stored. A key is high-entropy, so a fast hash is the right tool here; lookups
+ * go by hash and the final comparison is constant-time.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRecord, Store } from '../store/index.js';
+
+export function generateKey(): string {
+  return 'mb_' + randomBytes(32).toString('base64url');
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Finds the stored record for a presented key, comparing hashes in constant time. */
+export async function findKey(store: Store, key: string): Promise<ApiKeyRecord | undefined> {
+  const hash = hashKey(key);
+  const rec = await store.findApiKeyByHash(hash);
+  if (!rec) return undefined;
+  const a = Buffer.from(rec.hash, 'hex');
+  const b = Buffer.from(hash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b) ? rec : undefined;
+}
+
+/** Creates and stores a new key; the clear key is returned once and never kept. */
+export async function createKey(store: Store, endpoint: string | null): Promise<{ id: string; key: string; endpoint: string | null }> {
+  const key = generateKey();
+  const id = randomUUID();
+  await store.createApiKey({ id, hash: hashKey(key), endpoint, createdAt: Date.now() });
+  return { id, key, endpoint };
+}
+
+/**
+ * Makes sure an admin key exists. With MOCKINGBIRD_API_KEY set, that key is registered (hashed).
+ * Otherwise, at first start, a key is generated and returned so that the caller prints it once.
+ */
+export async function ensureAdminKey(store: Store, configured: string | undefined): Promise<string | undefined> {
+  if (configured !== undefined) {
+    const hash = hashKey(configured);
+    if (!(await store.findApiKeyByHash(hash))) {
+      await store.createApiKey({ id: 'env-admin-' + hash.slice(0, 12), hash, endpoint: null, createdAt: Date.now() });
+    }
+    return undefined;
+  }
+  if ((await store.getMeta('admin_key_generated')) !== undefined) return undefined;
+  const { key } = await createKey(store, null);
+  await store.setMeta('admin_key_generated', new Date().toISOString());
+  return key;
+}

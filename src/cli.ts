@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+/**
+ * The `mockingbird` command: `serve` (default), `keys create`, `--help`, `--version`.
+ * A bad setting stops the start with one line on stderr and exit code 2.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, SETTINGS, loadConfig, type Config } from './config.js';
+import { buildApp } from './server.js';
+import { openStore } from './store/index.js';
+import { createKey } from './api/keys.js';
+import { endpointNameProblem } from './mock/index.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const USAGE = `Usage: mockingbird [serve] [options]
+       mockingbird keys create [--endpoint NAME] [options]
+
+Commands:
+  serve         start the service (default)
+  keys create   create an API key (admin, or scoped to one endpoint with --endpoint) and print it once
+
+Options (each also read from the environment variable shown):
+${SETTINGS.map((s) => `  --${s.flag.padEnd(24)} ${s.env.padEnd(24)} ${s.help}`).join('\n')}
+  --help, -h                 show this help
+  --version, -v              show the version
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`mockingbird: ${message}\n`);
+  process.exit(2);
+}
+
+function parse(argv: string[]): { command: string[]; flags: Record<string, string | undefined>; help: boolean; version: boolean; endpoint?: string } {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+    endpoint: { type: 'string' },
+  };
+  for (const s of SETTINGS) options[s.flag] = { type: 'string' };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    fail(`${err instanceof Error ? err.message : String(err)} (see mockingbird --help)`);
+  }
+  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const flags: Record<string, string | undefined> = {};
+  for (const s of SETTINGS) if (typeof v[s.flag] === 'string') flags[s.flag] = v[s.flag] as string;
+  return {
+    command: parsed.positionals,
+    flags,
+    help: v['help'] === true,
+    version: v['version'] === true,
+    ...(typeof v['endpoint'] === 'string' ? { endpoint: v['endpoint'] } : {}),
+  };
+}
+
+function config(flags: Record<string, string | undefined>): Config {
+  try {
+    return loadConfig(flags);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+}
+
+async function serve(cfg: Config): Promise<void> {
+  let app;
+  try {
+    app = await buildApp(cfg);
+  } catch (err) {
+    const what = cfg.databaseUrl ? 'cannot open the database at DATABASE_URL' : `cannot open the database in ${cfg.dataDir}`;
+    fail(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    await app.fastify.listen({ port: cfg.port, host: cfg.host });
+  } catch (err) {
+    await app.close();
+    fail(`cannot listen on ${cfg.host}:${cfg.port}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const addr = app.fastify.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : cfg.port;
+  const scheme = cfg.tlsCert ? 'https' : 'http';
+  process.stdout.write(
+    `Mockingbird ${pkg.version} listening on ${scheme}://${cfg.host}:${port} ` +
+      `(echo: ${scheme}://echo.${cfg.baseDomain}:${port}/, dashboard: ${scheme}://${cfg.baseDomain}:${port}/)\n`,
+  );
+  if (app.generatedAdminKey) {
+    process.stdout.write(
+      `\nAdmin API key (shown once, stored hashed; keep it): ${app.generatedAdminKey}\n` +
+        `Use it as: Authorization: Bearer ${app.generatedAdminKey}\n\n`,
+    );
+  }
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    app.fastify.log.info({ signal }, 'shutting down: finishing requests and flushing history');
+    app
+      .close()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        process.stderr.write(`mockingbird: shutdown failed: ${String(err)}\n`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function keysCreate(cfg: Config, endpoint: string | undefined): Promise<void> {
+  if (endpoint !== undefined) {
+    const problem = endpointNameProblem(endpoint);
+    if (problem && endpoint !== 'echo') fail(`--endpoint: ${problem}`);
+  }
+  const store = await openStore(cfg).catch((err: unknown) => fail(`cannot open the database: ${String(err)}`));
+  try {
+    if (endpoint !== undefined && !(await store.getEndpoint(endpoint))) fail(`endpoint "${endpoint}" does not exist`);
+    const k = await createKey(store, endpoint ?? null);
+    process.stdout.write(`${k.key}\n`);
+    process.stderr.write(`Created ${endpoint ? `a key for endpoint "${endpoint}"` : 'an admin key'} (id ${k.id}). It is shown only now.\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parse(process.argv.slice(2));
+  if (args.version) {
+    process.stdout.write(`${pkg.version}\n`);
+    return;
+  }
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const [cmd = 'serve', sub] = args.command;
+  if (cmd === 'serve') return serve(config(args.flags));
+  if (cmd === 'keys' && sub === 'create') return keysCreate(config(args.flags), args.endpoint);
+  fail(`unknown command "${args.command.join(' ')}" (see mockingbird --help)`);
+}
+
+await main();

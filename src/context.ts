@@ -1,0 +1,15 @@
+/** The services every capability receives from the server: built once at start, passed explicitly. */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { HistoryWriter, Store } from './store/index.js';
+import type { RateLimiter } from './http/index.js';
+
+export interface AppContext {
+  config: Config;
+  store: Store;
+  history: HistoryWriter;
+  limiter: RateLimiter;
+  log: FastifyBaseLogger;
+  /** The clock, injectable for tests. */
+  now: () => number;
+}

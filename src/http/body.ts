@@ -1,0 +1,64 @@
+/**
+ * Reading a request body off the socket with a byte limit counted on the wire (chunked bodies too).
+ * A body over the limit is never buffered beyond limit + one chunk.
+ */
+import type { IncomingMessage } from 'node:http';
+
+export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_large' | 'aborted' };
+
+/** Reads the whole body of `req`, refusing it as soon as more than `limit` bytes have arrived. */
+export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    return Promise.resolve({ ok: false, reason: 'too_large' });
+  }
+  if (req.readableEnded) return Promise.resolve({ ok: true, body: Buffer.alloc(0) });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (r: BodyResult): void => {
+      if (done) return;
+      done = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      resolve(r);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        finish({ ok: false, reason: 'too_large' });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => finish({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
+    const onError = (): void => finish({ ok: false, reason: 'aborted' });
+    const onClose = (): void => {
+      if (!req.readableEnded) finish({ ok: false, reason: 'aborted' });
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/**
+ * After a refused body: drain what the client is still sending (up to `maxBytes`) so that it can read
+ * the 413 before the connection closes, then close it.
+ */
+export function drainAndClose(req: IncomingMessage, maxBytes = 16 * 1024 * 1024, maxMs = 5000): void {
+  let seen = 0;
+  const timer = setTimeout(() => req.socket.destroy(), maxMs);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > maxBytes) req.socket.destroy();
+  });
+  req.on('end', () => clearTimeout(timer));
+  req.on('close', () => clearTimeout(timer));
+  req.resume();
+}

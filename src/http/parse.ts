@@ -1,0 +1,182 @@
+/**
+ * Parsing a buffered body by its declared type, the way the echo shows it: JSON (and every +json
+ * type), urlencoded forms, multipart (busboy, file contents kept for the history). Parsers never
+ * throw: a body that cannot be parsed yields a warning and is kept as raw text.
+ */
+import busboy from 'busboy';
+
+export interface UploadedFile {
+  /** Form field name. */
+  name: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  data: Buffer;
+}
+
+export interface MultipartBody {
+  textFields: Record<string, string>;
+  files: UploadedFile[];
+}
+
+export type BodyKind = 'none' | 'json' | 'form' | 'multipart' | 'text';
+
+export interface ParsedBody {
+  kind: BodyKind;
+  /** The parsed value (JSON value, form object, or multipart fields); undefined when not parsed. */
+  value?: unknown;
+  files: UploadedFile[];
+  /** True when the echo should show `rawBody`. */
+  showRaw: boolean;
+  warnings: string[];
+}
+
+/** Most parts accepted in one multipart body; the rest are ignored with a warning. */
+export const MULTIPART_MAX_PARTS = 1000;
+
+/** A null-prototype object: keys such as `__proto__` stay plain data. */
+export function dict<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+/** Adds `value` under `key`, turning a repeated key into an array of strings. */
+export function addMulti(target: Record<string, string | string[]>, key: string, value: string): void {
+  const prev = target[key];
+  if (prev === undefined) target[key] = value;
+  else if (Array.isArray(prev)) prev.push(value);
+  else target[key] = [prev, value];
+}
+
+/** Parses `a=1&a=2&b=x` into `{ a: ['1','2'], b: 'x' }` (null prototype). */
+export function parseUrlEncoded(text: string): Record<string, string | string[]> {
+  const out = dict<string | string[]>();
+  for (const [k, v] of new URLSearchParams(text)) addMulti(out, k, v);
+  return out;
+}
+
+function mediaType(contentType: string): string {
+  const semi = contentType.indexOf(';');
+  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+}
+
+export function isJsonType(contentType: string): boolean {
+  const t = mediaType(contentType);
+  return t === 'application/json' || t.endsWith('+json');
+}
+
+function jsonWarning(err: unknown): string {
+  return `Error in parsing JSON body. [${err instanceof Error ? err.message : String(err)}]`;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; warning: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { ok: false, warning: jsonWarning(err) };
+  }
+}
+
+/**
+ * Parses `body` according to `contentType` (undefined when the header is absent).
+ * `method` matters only for the missing-Content-Type warning, which the seed gives for POST.
+ */
+export async function parseBody(method: string, contentType: string | undefined, body: Buffer): Promise<ParsedBody> {
+  const warnings: string[] = [];
+  if (contentType === undefined) {
+    if (method === 'POST') warnings.push('Missing Content-Type header for the POST request.');
+    if (body.length === 0) return { kind: 'none', files: [], showRaw: method === 'POST', warnings };
+    // No declared type: sniff JSON so that `curl -d '{"a":1}'`-style clients still see their data.
+    const text = body.toString('utf8');
+    const first = text.trimStart()[0];
+    if (first === '{' || first === '[') {
+      const r = parseJson(text);
+      if (r.ok) return { kind: 'json', value: r.value, files: [], showRaw: true, warnings };
+      warnings.push(r.warning);
+    }
+    return { kind: 'text', files: [], showRaw: true, warnings };
+  }
+  if (body.length === 0) return { kind: 'none', files: [], showRaw: false, warnings };
+
+  const type = mediaType(contentType);
+  if (isJsonType(contentType)) {
+    const r = parseJson(body.toString('utf8'));
+    if (r.ok) return { kind: 'json', value: r.value, files: [], showRaw: false, warnings };
+    warnings.push(r.warning);
+    return { kind: 'text', files: [], showRaw: true, warnings };
+  }
+  if (type === 'application/x-www-form-urlencoded') {
+    return { kind: 'form', value: parseUrlEncoded(body.toString('utf8')), files: [], showRaw: false, warnings };
+  }
+  if (type === 'multipart/form-data') {
+    try {
+      const mp = await parseMultipart(contentType, body, warnings);
+      return {
+        kind: 'multipart',
+        value: {
+          textFields: mp.textFields,
+          files: mp.files.map((f) => ({ name: f.name, fileName: f.fileName, contentType: f.contentType, size: f.size })),
+        },
+        files: mp.files,
+        showRaw: false,
+        warnings,
+      };
+    } catch (err) {
+      warnings.push(`Error in parsing multipart body. [${err instanceof Error ? err.message : String(err)}]`);
+      return { kind: 'text', files: [], showRaw: true, warnings };
+    }
+  }
+  return { kind: 'text', files: [], showRaw: true, warnings };
+}
+
+/** Feeds a buffered multipart body through busboy. Rejects on malformed input. */
+function parseMultipart(contentType: string, body: Buffer, warnings: string[]): Promise<MultipartBody> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: { 'content-type': contentType },
+        limits: { parts: MULTIPART_MAX_PARTS, fieldSize: body.length + 1, fileSize: body.length + 1 },
+      });
+    } catch (err) {
+      reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    const textFields = dict<string>();
+    const files: UploadedFile[] = [];
+    let pending = 0;
+    let finished = false;
+    let failed = false;
+    const maybeDone = (): void => {
+      if (finished && pending === 0 && !failed) resolve({ textFields, files });
+    };
+    bb.on('field', (name, value) => {
+      textFields[name] = value;
+    });
+    bb.on('file', (name, stream, info) => {
+      pending++;
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const data = Buffer.concat(chunks);
+        files.push({ name, fileName: info.filename ?? '', contentType: info.mimeType, size: data.length, data });
+        pending--;
+        maybeDone();
+      });
+      stream.on('error', () => {
+        pending--;
+      });
+    });
+    bb.on('partsLimit', () => {
+      warnings.push(`Multipart body has more than ${MULTIPART_MAX_PARTS} parts; the rest were ignored.`);
+    });
+    bb.on('error', (err) => {
+      failed = true;
+      reject(err instanceof Error ? err : new Error(String(err)));
+    });
+    bb.on('close', () => {
+      finished = true;
+      maybeDone();
+    });
+    bb.end(body);
+  });
+}

@@ -1,0 +1,56 @@
+/** Turning a captured request and its answer into a history entry, bodies cut at the capture limit. */
+import type { CapturedRequest } from '../http/index.js';
+import type { Behavior, NewHistoryEntry } from '../store/index.js';
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+function cut(body: string | Buffer, limit: number): { text: string; truncated: boolean } {
+  const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  if (buf.length <= limit) return { text: typeof body === 'string' ? body : buf.toString('utf8'), truncated: false };
+  return { text: buf.subarray(0, limit).toString('utf8'), truncated: true };
+}
+
+export function historyEntry(
+  endpoint: string,
+  c: CapturedRequest,
+  answer: Answer,
+  info: { behavior: Behavior; ruleId?: string | null; captureLimit: number; now: number; problems?: string[] },
+): NewHistoryEntry {
+  const req = cut(c.rawBody, info.captureLimit);
+  const res = cut(answer.body, info.captureLimit);
+  return {
+    entry: {
+      id: c.id,
+      endpoint,
+      createdAt: c.receivedAt,
+      method: c.method,
+      path: c.path,
+      ip: c.ip,
+      status: answer.status,
+      behavior: info.behavior,
+      ruleMatched: info.ruleId !== undefined && info.ruleId !== null,
+      ruleId: info.ruleId ?? null,
+      durationMs: Math.max(0, info.now - c.receivedAt),
+      requestHeaders: { ...c.headers },
+      requestBody: req.text,
+      requestBodyTruncated: req.truncated,
+      responseHeaders: answer.headers,
+      responseBody: res.text,
+      responseBodyTruncated: res.truncated,
+      files: c.files.map((f) => ({ name: f.name, fileName: f.fileName, contentType: f.contentType, size: f.size })),
+      problems: info.problems ?? [],
+    },
+    files: c.files.map((f) => ({
+      requestId: c.id,
+      fieldName: f.name,
+      fileName: f.fileName,
+      contentType: f.contentType,
+      size: f.size,
+      data: f.data,
+    })),
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The one process, one port server. Builds the store, the history writer and the Fastify instance;
+ * dispatches by Host (SPEC §1): `<name>.<BASE_DOMAIN>` is rewritten to the path form `/e/<name>/…`,
+ * every other host serves the bare-domain routes (dashboard, API, TOTP).
+ */
+import { readFileSync } from 'node:fs';
+import { METHODS, type IncomingMessage } from 'node:http';
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { AppError, errorBody } from './errors.js';
+import { MemoryRateLimiter, type RateLimiter } from './http/index.js';
+import { endpointRoutes, SERVICE_LABELS } from './mock/index.js';
+import { HistoryWriter, openStore, type Store } from './store/index.js';
+import { ensureAdminKey } from './api/keys.js';
+
+export interface App {
+  fastify: FastifyInstance;
+  ctx: AppContext;
+  /** The admin key generated at this start (first start only), to be printed once. */
+  generatedAdminKey: string | undefined;
+  /** Stops accepting, finishes in-flight requests, flushes the history, closes the store. */
+  close(): Promise<void>;
+}
+
+export interface BuildOptions {
+  store?: Store;
+  limiter?: RateLimiter;
+  now?: () => number;
+}
+
+/** Maps a Host header to the endpoint it names, or undefined for the bare-domain routes. */
+export function endpointForHost(host: string | undefined, baseDomain: string): string | undefined {
+  if (!host) return undefined;
+  let h = host.toLowerCase();
+  if (h.startsWith('[')) return undefined; // IPv6 literal
+  const colon = h.lastIndexOf(':');
+  if (colon !== -1) h = h.slice(0, colon);
+  if (h.endsWith('.')) h = h.slice(0, -1);
+  if (!h.endsWith('.' + baseDomain)) return undefined;
+  const label = h.slice(0, -(baseDomain.length + 1));
+  if (label === '' || label.includes('.') || SERVICE_LABELS.has(label)) return undefined;
+  return label;
+}
+
+function rewriteFor(baseDomain: string) {
+  return (req: IncomingMessage): string => {
+    const url = req.url ?? '/';
+    const name = endpointForHost(req.headers.host, baseDomain);
+    if (name === undefined) return url;
+    return `/e/${name}${url.startsWith('/') ? url : '/' + url}`;
+  };
+}
+
+export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
+  const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : null;
+  const fastify = Fastify({
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    rewriteUrl: rewriteFor(config.baseDomain),
+    routerOptions: { maxParamLength: 1000 },
+    return503OnClosing: true,
+    ...(https ? { https } : {}),
+  }) as unknown as FastifyInstance;
+
+  const store = opts.store ?? (await openStore(config));
+  const history = new HistoryWriter(store, fastify.log);
+  const limiter = opts.limiter ?? new MemoryRateLimiter();
+  const ctx: AppContext = { config, store, history, limiter, log: fastify.log, now: opts.now ?? Date.now };
+
+  await store.createEndpoint({ name: 'echo', createdAt: Date.now(), settings: { builtIn: true } });
+  const generatedAdminKey = await ensureAdminKey(store, config.apiKey);
+
+  // One JSON line per request.
+  fastify.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, host: request.headers.host, url: request.originalUrl, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      'request',
+    );
+  });
+
+  fastify.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    if (err instanceof AppError) {
+      if (err.headers) void reply.headers(err.headers);
+      return reply.code(err.status).send(err.toBody());
+    }
+    if (err.validation) {
+      const details = err.validation.map((v) => ({
+        path: v.instancePath || '/',
+        message: v.message ?? 'is not valid',
+      }));
+      return reply.code(400).send(errorBody('validation_error', err.message, details));
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(errorBody('payload_too_large'));
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(400).send(errorBody('validation_error', err.message));
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.code(500).send(errorBody('internal_error'));
+  });
+
+  fastify.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send(errorBody('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
+  });
+
+  // Endpoints echo every method Node parses, WebDAV's included (CONNECT excepted: it is a tunnel).
+  for (const m of METHODS) {
+    if (m !== 'CONNECT' && !fastify.supportedMethods.includes(m)) fastify.addHttpMethod(m, { hasBody: true });
+  }
+  await fastify.register(async (scope) => endpointRoutes(scope, ctx));
+
+  let closed = false;
+  return {
+    fastify,
+    ctx,
+    generatedAdminKey,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await fastify.close();
+      await history.close();
+      await limiter.close?.();
+      if (!opts.store) await store.close();
+    },
+  };
+}

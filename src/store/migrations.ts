@@ -1,0 +1,108 @@
+/**
+ * Schema migrations, shared by SQLite and PostgreSQL. Run at every start; each runs once.
+ * Timestamps are epoch milliseconds in BIGINT columns; booleans are 0/1 integers; JSON is text.
+ */
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+type Dialect = 'sqlite' | 'postgres';
+
+function migrations(dialect: Dialect): Record<string, Migration> {
+  const blob = dialect === 'postgres' ? 'bytea' : 'blob';
+  const serial = dialect === 'postgres' ? 'bigserial' : 'integer';
+  return {
+    '0001_initial': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('meta')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('hash', 'text', (c) => c.notNull().unique())
+          .addColumn('endpoint', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('endpoints')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('settings', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('rules')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('position', 'integer', (c) => c.notNull())
+          .addColumn('data', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('rules_endpoint_position').on('rules').columns(['endpoint', 'position']).execute();
+        await db.schema
+          .createTable('requests')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('path', 'text', (c) => c.notNull())
+          .addColumn('ip', 'text', (c) => c.notNull())
+          .addColumn('status', 'integer', (c) => c.notNull())
+          .addColumn('behavior', 'text', (c) => c.notNull())
+          .addColumn('rule_matched', 'integer', (c) => c.notNull())
+          .addColumn('rule_id', 'text')
+          .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+          .addColumn('request_headers', 'text', (c) => c.notNull())
+          .addColumn('request_body', 'text', (c) => c.notNull())
+          .addColumn('request_body_truncated', 'integer', (c) => c.notNull())
+          .addColumn('response_headers', 'text', (c) => c.notNull())
+          .addColumn('response_body', 'text', (c) => c.notNull())
+          .addColumn('response_body_truncated', 'integer', (c) => c.notNull())
+          .addColumn('files', 'text', (c) => c.notNull())
+          .addColumn('problems', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('requests_endpoint_created')
+          .on('requests')
+          .columns(['endpoint', 'created_at', 'id'])
+          .execute();
+        await db.schema
+          .createTable('request_files')
+          .addColumn('seq', serial, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('request_id', 'text', (c) => c.notNull())
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('field_name', 'text', (c) => c.notNull())
+          .addColumn('file_name', 'text', (c) => c.notNull())
+          .addColumn('content_type', 'text', (c) => c.notNull())
+          .addColumn('size', 'integer', (c) => c.notNull())
+          .addColumn('data', sql.raw(blob), (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('request_files_request').on('request_files').column('request_id').execute();
+        await db.schema
+          .createTable('state')
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('state_pk', ['endpoint', 'type', 'key'])
+          .execute();
+        await db.schema
+          .createTable('totp_secrets')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('issuer', 'text')
+          .addColumn('algorithm', 'text', (c) => c.notNull())
+          .addColumn('digits', 'integer', (c) => c.notNull())
+          .addColumn('period', 'integer', (c) => c.notNull())
+          .addColumn('secret_enc', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('last_used_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('totp_last_used').on('totp_secrets').column('last_used_at').execute();
+      },
+    },
+  };
+}
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return { getMigrations: async () => migrations(dialect) };
+}

@@ -1,0 +1,59 @@
+/**
+ * Opening the configured store: embedded SQLite in DATA_DIR by default, PostgreSQL when DATABASE_URL
+ * is set. Migrations run before the store is handed out.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, SqliteDialect, PostgresDialect } from 'kysely';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { KyselyStore } from './kysely-store.js';
+
+// BIGINT columns hold epoch milliseconds, well inside Number's exact range.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/** Opens (creating if needed) the SQLite database at `file` (`:memory:` for tests). */
+export async function openSqliteStore(file: string): Promise<KyselyStore> {
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  // Regular expressions in history filters. Patterns are validated (and compiled once) by the API.
+  const cache = new Map<string, RegExp>();
+  db.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) => {
+    if (typeof pattern !== 'string' || typeof value !== 'string') return 0;
+    let re = cache.get(pattern);
+    if (!re) {
+      re = new RegExp(pattern);
+      if (cache.size > 100) cache.clear();
+      cache.set(pattern, re);
+    }
+    return re.test(value) ? 1 : 0;
+  });
+  const store = new KyselyStore(new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) }), 'sqlite');
+  await store.migrate();
+  return store;
+}
+
+/** Connects to PostgreSQL at `url`; throws a clear error when it cannot be reached. */
+export async function openPostgresStore(url: string): Promise<KyselyStore> {
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  pool.on('error', () => {
+    /* idle-client errors surface on the next query */
+  });
+  const store = new KyselyStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+  try {
+    await store.migrate();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  return store;
+}
+
+export async function openStore(opts: { dataDir: string; databaseUrl: string | undefined }): Promise<KyselyStore> {
+  if (opts.databaseUrl) return openPostgresStore(opts.databaseUrl);
+  mkdirSync(opts.dataDir, { recursive: true });
+  return openSqliteStore(join(opts.dataDir, 'mockingbird.db'));
+}

@@ -1,0 +1,51 @@
+/** Kysely table types: the shape of the rows as both SQL dialects hold them. */
+import type { Generated } from 'kysely';
+
+export interface Database {
+  meta: { key: string; value: string };
+  api_keys: { id: string; hash: string; endpoint: string | null; created_at: number };
+  endpoints: { name: string; created_at: number; settings: string };
+  rules: { id: string; endpoint: string; position: number; data: string };
+  requests: {
+    id: string;
+    endpoint: string;
+    created_at: number;
+    method: string;
+    path: string;
+    ip: string;
+    status: number;
+    behavior: string;
+    rule_matched: number;
+    rule_id: string | null;
+    duration_ms: number;
+    request_headers: string;
+    request_body: string;
+    request_body_truncated: number;
+    response_headers: string;
+    response_body: string;
+    response_body_truncated: number;
+    files: string;
+    problems: string;
+  };
+  request_files: {
+    seq: Generated<number>;
+    request_id: string;
+    endpoint: string;
+    field_name: string;
+    file_name: string;
+    content_type: string;
+    size: number;
+    data: Buffer;
+  };
+  state: { endpoint: string; type: string; key: string; value: string; updated_at: number };
+  totp_secrets: {
+    id: string;
+    issuer: string | null;
+    algorithm: string;
+    digits: number;
+    period: number;
+    secret_enc: string;
+    created_at: number;
+    last_used_at: number;
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * The storage contract. One interface, two implementations (SQLite by default, PostgreSQL with
+ * DATABASE_URL) sharing one Kysely codebase and one set of migrations. The store knows nothing of
+ * rule or settings schemas: it keeps their JSON, and the API validates it.
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type JsonObject = { [k: string]: Json };
+
+export interface ApiKeyRecord {
+  id: string;
+  /** SHA-256 of the key, hex. */
+  hash: string;
+  /** Null for an admin key. */
+  endpoint: string | null;
+  createdAt: number;
+}
+
+export interface EndpointRecord {
+  name: string;
+  createdAt: number;
+  settings: JsonObject;
+}
+
+/** A rule as stored: its id and its JSON document (everything else of the rule). */
+export interface RuleRecord {
+  id: string;
+  data: JsonObject;
+}
+
+export type Behavior = 'echo' | 'mock-rule' | 'tunnel' | 'proxy' | 'oas' | 'default' | 'crud' | 'callout' | 'rejected';
+
+export interface FileMeta {
+  name: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+}
+
+export interface HistoryEntry {
+  id: string;
+  endpoint: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  method: string;
+  path: string;
+  ip: string;
+  status: number;
+  behavior: Behavior;
+  ruleMatched: boolean;
+  ruleId: string | null;
+  durationMs: number;
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  requestBodyTruncated: boolean;
+  responseHeaders: Record<string, string>;
+  responseBody: string;
+  responseBodyTruncated: boolean;
+  files: FileMeta[];
+  /** Template or pipeline problems noted while answering. */
+  problems: string[];
+}
+
+export interface HistoryFile {
+  requestId: string;
+  fieldName: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  data: Buffer;
+}
+
+export interface NewHistoryEntry {
+  entry: HistoryEntry;
+  files: HistoryFile[];
+}
+
+/** Filters of the history list and delete; all optional, combined with AND. */
+export interface HistoryFilter {
+  dateFrom?: number;
+  dateTo?: number;
+  method?: string;
+  /** Substring of the path, or a regular expression. */
+  path?: { substring: string } | { regex: string };
+  status?: number;
+  behavior?: string;
+  ruleMatched?: boolean;
+  requestBody?: string;
+  responseBody?: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  cursor: string | null;
+  hasMore: boolean;
+}
+
+export interface StateItem {
+  type: 'counter' | 'string' | 'list';
+  key: string;
+  value: Json;
+  lastModified: number;
+}
+
+export interface TotpRecord {
+  id: string;
+  issuer: string | null;
+  algorithm: 'SHA1' | 'SHA256' | 'SHA512';
+  digits: number;
+  period: number;
+  /** The secret, encrypted (AES-256-GCM) and encoded by the TOTP module. */
+  secretEnc: string;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  close(): Promise<void>;
+
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+
+  createApiKey(rec: ApiKeyRecord): Promise<void>;
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+  deleteApiKey(id: string): Promise<boolean>;
+
+  /** Creates the endpoint; false when the name is taken. */
+  createEndpoint(rec: EndpointRecord): Promise<boolean>;
+  getEndpoint(name: string): Promise<EndpointRecord | undefined>;
+  listEndpoints(): Promise<EndpointRecord[]>;
+  /** Deletes the endpoint with its rules, history, files, state and keys. */
+  deleteEndpoint(name: string): Promise<boolean>;
+  updateEndpointSettings(name: string, settings: JsonObject): Promise<boolean>;
+
+  /** Rules in execution order. */
+  listRules(endpoint: string): Promise<RuleRecord[]>;
+  getRule(endpoint: string, id: string): Promise<RuleRecord | undefined>;
+  countRules(endpoint: string): Promise<number>;
+  /** Appends at the bottom. */
+  appendRule(endpoint: string, rule: RuleRecord): Promise<void>;
+  /** Replaces the rule's document, keeping its position; false when unknown. */
+  updateRule(endpoint: string, rule: RuleRecord): Promise<boolean>;
+  deleteRule(endpoint: string, id: string): Promise<boolean>;
+  deleteAllRules(endpoint: string): Promise<number>;
+  /** Replaces every rule at once, in the given order. */
+  replaceRules(endpoint: string, rules: RuleRecord[]): Promise<number>;
+  /** Moves the listed ids to the top in that order; returns how many moved. Unknown ids are ignored. */
+  reorderRules(endpoint: string, order: string[]): Promise<number>;
+
+  insertHistory(entries: NewHistoryEntry[]): Promise<void>;
+  listHistory(endpoint: string, filter: HistoryFilter, limit: number, cursor?: string): Promise<Page<HistoryEntry>>;
+  countHistory(endpoint: string, filter: HistoryFilter): Promise<number>;
+  getHistory(endpoint: string, id: string): Promise<HistoryEntry | undefined>;
+  deleteHistoryEntry(endpoint: string, id: string): Promise<boolean>;
+  /** Deletes every matching entry and its files; returns the count. */
+  deleteHistory(endpoint: string, filter: HistoryFilter): Promise<number>;
+  getHistoryFile(endpoint: string, requestId: string, fieldName: string): Promise<HistoryFile | undefined>;
+  /** Retention: drops entries older than `before` and beyond `maxPerEndpoint`. Returns the count. */
+  pruneHistory(before: number, maxPerEndpoint: number): Promise<number>;
+
+  listState(endpoint: string): Promise<StateItem[]>;
+  getState(endpoint: string, type: string, key: string): Promise<StateItem | undefined>;
+  /** Upserts; returns whether the item was created (false: updated). */
+  putState(endpoint: string, item: Omit<StateItem, 'lastModified'>): Promise<boolean>;
+  deleteState(endpoint: string, type: string, key: string): Promise<boolean>;
+  deleteAllState(endpoint: string): Promise<number>;
+
+  insertTotp(rec: TotpRecord): Promise<void>;
+  getTotp(id: string): Promise<TotpRecord | undefined>;
+  touchTotp(id: string, at: number): Promise<void>;
+  /** Drops secrets last used before `before`; returns the count. */
+  purgeTotp(before: number): Promise<number>;
+}

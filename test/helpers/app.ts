@@ -1,0 +1,48 @@
+/** Test harness: an app on a temporary SQLite database, in-process (inject) or on a real port 0 socket. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testConfig, type Config } from '../../src/config.js';
+import { buildApp, type App, type BuildOptions } from '../../src/server.js';
+
+export const ADMIN_KEY = 'mb_test_admin_key_0123456789abcdefghijklmnopqrstuv';
+
+export interface TestApp extends App {
+  dataDir: string;
+  /** Base URL when started with `listen: true`. */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startApp(
+  overrides: Partial<Config> = {},
+  opts: BuildOptions & { listen?: boolean; keepDir?: boolean } = {},
+): Promise<TestApp> {
+  const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'mockingbird-test-'));
+  const config = testConfig({ dataDir, apiKey: ADMIN_KEY, ...overrides });
+  const app = await buildApp(config, opts);
+  let url = '';
+  let port = 0;
+  if (opts.listen) {
+    await app.fastify.listen({ port: 0, host: '127.0.0.1' });
+    const addr = app.fastify.server.address();
+    port = typeof addr === 'object' && addr ? addr.port : 0;
+    url = `http://127.0.0.1:${port}`;
+  } else {
+    await app.fastify.ready();
+  }
+  return {
+    ...app,
+    dataDir,
+    url,
+    port,
+    async stop() {
+      await app.close();
+      if (!opts.keepDir && overrides.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Authorization header for the test admin key. */
+export const adminAuth = { authorization: `Bearer ${ADMIN_KEY}` };
