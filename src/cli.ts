@@ -11,7 +11,9 @@ import { openStore } from './store/index.js';
 import { createKey } from './api/keys.js';
 import { endpointNameProblem } from './mock/index.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 const USAGE = `Usage: mockingbird [serve] [options]
        mockingbird keys create [--endpoint NAME] [options]
@@ -31,7 +33,13 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function parse(argv: string[]): { command: string[]; flags: Record<string, string | undefined>; help: boolean; version: boolean; endpoint?: string } {
+function parse(argv: string[]): {
+  command: string[];
+  flags: Record<string, string | undefined>;
+  help: boolean;
+  version: boolean;
+  endpoint?: string;
+} {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'v' },
@@ -70,7 +78,9 @@ async function serve(cfg: Config): Promise<void> {
   try {
     app = await buildApp(cfg);
   } catch (err) {
-    const what = cfg.databaseUrl ? 'cannot open the database at DATABASE_URL' : `cannot open the database in ${cfg.dataDir}`;
+    const what = cfg.databaseUrl
+      ? 'cannot open the database at DATABASE_URL'
+      : `cannot open the database in ${cfg.dataDir}`;
     fail(`${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
@@ -114,12 +124,17 @@ async function keysCreate(cfg: Config, endpoint: string | undefined): Promise<vo
     const problem = endpointNameProblem(endpoint);
     if (problem && endpoint !== 'echo') fail(`--endpoint: ${problem}`);
   }
-  const store = await openStore(cfg).catch((err: unknown) => fail(`cannot open the database: ${String(err)}`));
+  const store = await openStore(cfg).catch((err: unknown) =>
+    fail(`cannot open the database: ${String(err)}`),
+  );
   try {
-    if (endpoint !== undefined && !(await store.getEndpoint(endpoint))) fail(`endpoint "${endpoint}" does not exist`);
+    if (endpoint !== undefined && !(await store.getEndpoint(endpoint)))
+      fail(`endpoint "${endpoint}" does not exist`);
     const k = await createKey(store, endpoint ?? null);
     process.stdout.write(`${k.key}\n`);
-    process.stderr.write(`Created ${endpoint ? `a key for endpoint "${endpoint}"` : 'an admin key'} (id ${k.id}). It is shown only now.\n`);
+    process.stderr.write(
+      `Created ${endpoint ? `a key for endpoint "${endpoint}"` : 'an admin key'} (id ${k.id}). It is shown only now.\n`,
+    );
   } finally {
     await store.close();
   }

@@ -68,7 +68,8 @@ const bool: Parser<boolean> = (raw, name) => {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const logLevel: Parser<string> = (raw, name) => {
-  if (!LOG_LEVELS.includes(raw)) throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  if (!LOG_LEVELS.includes(raw))
+    throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   return raw;
 };
 
@@ -109,33 +110,176 @@ const MB = 1024 * 1024;
 /** Every setting, in the order `serve --help` lists them. */
 export const SETTINGS: Setting<keyof Config>[] = [
   { key: 'port', env: 'PORT', flag: 'port', help: 'HTTP port', default: 8080, parse: int(0, 65535) },
-  { key: 'host', env: 'HOST', flag: 'host', help: 'bind address (0.0.0.0 to expose)', default: '127.0.0.1', parse: str },
-  { key: 'baseDomain', env: 'BASE_DOMAIN', flag: 'base-domain', help: 'domain whose sub-domains are endpoints', default: 'localhost', parse: domain },
-  { key: 'dataDir', env: 'DATA_DIR', flag: 'data-dir', help: 'where the SQLite database and key files live', default: './data', parse: str },
-  { key: 'databaseUrl', env: 'DATABASE_URL', flag: 'database-url', help: 'postgres://… switches storage to PostgreSQL', default: undefined, parse: url(['postgres', 'postgresql']) },
-  { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', help: 'redis://… shares events and counters between instances', default: undefined, parse: url(['redis', 'rediss']) },
-  { key: 'apiKey', env: 'MOCKINGBIRD_API_KEY', flag: 'api-key', help: 'admin API key (generated at first start if unset)', default: undefined, parse: optStr },
-  { key: 'trustProxy', env: 'TRUST_PROXY', flag: 'trust-proxy', help: 'take client IP and scheme from X-Forwarded-*', default: false, parse: bool },
-  { key: 'echoRateLimit', env: 'ECHO_RATE_LIMIT', flag: 'echo-rate-limit', help: 'echo requests a minute per client IP', default: 1000, parse: int(1, 10_000_000) },
-  { key: 'totpRateLimit', env: 'TOTP_RATE_LIMIT', flag: 'totp-rate-limit', help: 'TOTP API requests a minute per client IP', default: 10, parse: int(1, 10_000_000) },
-  { key: 'secretKey', env: 'SECRET_KEY', flag: 'secret-key', help: 'key that encrypts TOTP secrets at rest', default: undefined, parse: optStr },
-  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', help: 'pino log level', default: 'info', parse: logLevel },
-  { key: 'tlsCert', env: 'TLS_CERT', flag: 'tls-cert', help: 'PEM certificate: serve HTTPS', default: undefined, parse: file },
-  { key: 'tlsKey', env: 'TLS_KEY', flag: 'tls-key', help: 'PEM private key: serve HTTPS', default: undefined, parse: file },
-  { key: 'bodyLimit', env: 'BODY_LIMIT', flag: 'body-limit', help: 'largest request body in bytes', default: MB, parse: int(1024, 100 * MB) },
-  { key: 'captureLimit', env: 'CAPTURE_LIMIT', flag: 'capture-limit', help: 'largest body kept in the history, in bytes', default: MB, parse: int(0, 100 * MB) },
-  { key: 'historyRetentionDays', env: 'HISTORY_RETENTION_DAYS', flag: 'history-retention-days', help: 'days of request history kept', default: 10, parse: int(1, 3650) },
-  { key: 'historyMaxEntries', env: 'HISTORY_MAX_ENTRIES', flag: 'history-max-entries', help: 'history entries kept per endpoint', default: 100_000, parse: int(1, 100_000_000) },
-  { key: 'totpRetentionDays', env: 'TOTP_RETENTION_DAYS', flag: 'totp-retention-days', help: 'days an unused TOTP secret is kept', default: 90, parse: int(1, 3650) },
-  { key: 'plansFile', env: 'PLANS_FILE', flag: 'plans-file', help: 'JSON or YAML file defining plans', default: undefined, parse: file },
-  { key: 'defaultPlan', env: 'DEFAULT_PLAN', flag: 'default-plan', help: 'plan given to new endpoints', default: 'unlimited', parse: str },
+  {
+    key: 'host',
+    env: 'HOST',
+    flag: 'host',
+    help: 'bind address (0.0.0.0 to expose)',
+    default: '127.0.0.1',
+    parse: str,
+  },
+  {
+    key: 'baseDomain',
+    env: 'BASE_DOMAIN',
+    flag: 'base-domain',
+    help: 'domain whose sub-domains are endpoints',
+    default: 'localhost',
+    parse: domain,
+  },
+  {
+    key: 'dataDir',
+    env: 'DATA_DIR',
+    flag: 'data-dir',
+    help: 'where the SQLite database and key files live',
+    default: './data',
+    parse: str,
+  },
+  {
+    key: 'databaseUrl',
+    env: 'DATABASE_URL',
+    flag: 'database-url',
+    help: 'postgres://… switches storage to PostgreSQL',
+    default: undefined,
+    parse: url(['postgres', 'postgresql']),
+  },
+  {
+    key: 'redisUrl',
+    env: 'REDIS_URL',
+    flag: 'redis-url',
+    help: 'redis://… shares events and counters between instances',
+    default: undefined,
+    parse: url(['redis', 'rediss']),
+  },
+  {
+    key: 'apiKey',
+    env: 'MOCKINGBIRD_API_KEY',
+    flag: 'api-key',
+    help: 'admin API key (generated at first start if unset)',
+    default: undefined,
+    parse: optStr,
+  },
+  {
+    key: 'trustProxy',
+    env: 'TRUST_PROXY',
+    flag: 'trust-proxy',
+    help: 'take client IP and scheme from X-Forwarded-*',
+    default: false,
+    parse: bool,
+  },
+  {
+    key: 'echoRateLimit',
+    env: 'ECHO_RATE_LIMIT',
+    flag: 'echo-rate-limit',
+    help: 'echo requests a minute per client IP',
+    default: 1000,
+    parse: int(1, 10_000_000),
+  },
+  {
+    key: 'totpRateLimit',
+    env: 'TOTP_RATE_LIMIT',
+    flag: 'totp-rate-limit',
+    help: 'TOTP API requests a minute per client IP',
+    default: 10,
+    parse: int(1, 10_000_000),
+  },
+  {
+    key: 'secretKey',
+    env: 'SECRET_KEY',
+    flag: 'secret-key',
+    help: 'key that encrypts TOTP secrets at rest',
+    default: undefined,
+    parse: optStr,
+  },
+  {
+    key: 'logLevel',
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    help: 'pino log level',
+    default: 'info',
+    parse: logLevel,
+  },
+  {
+    key: 'tlsCert',
+    env: 'TLS_CERT',
+    flag: 'tls-cert',
+    help: 'PEM certificate: serve HTTPS',
+    default: undefined,
+    parse: file,
+  },
+  {
+    key: 'tlsKey',
+    env: 'TLS_KEY',
+    flag: 'tls-key',
+    help: 'PEM private key: serve HTTPS',
+    default: undefined,
+    parse: file,
+  },
+  {
+    key: 'bodyLimit',
+    env: 'BODY_LIMIT',
+    flag: 'body-limit',
+    help: 'largest request body in bytes',
+    default: MB,
+    parse: int(1024, 100 * MB),
+  },
+  {
+    key: 'captureLimit',
+    env: 'CAPTURE_LIMIT',
+    flag: 'capture-limit',
+    help: 'largest body kept in the history, in bytes',
+    default: MB,
+    parse: int(0, 100 * MB),
+  },
+  {
+    key: 'historyRetentionDays',
+    env: 'HISTORY_RETENTION_DAYS',
+    flag: 'history-retention-days',
+    help: 'days of request history kept',
+    default: 10,
+    parse: int(1, 3650),
+  },
+  {
+    key: 'historyMaxEntries',
+    env: 'HISTORY_MAX_ENTRIES',
+    flag: 'history-max-entries',
+    help: 'history entries kept per endpoint',
+    default: 100_000,
+    parse: int(1, 100_000_000),
+  },
+  {
+    key: 'totpRetentionDays',
+    env: 'TOTP_RETENTION_DAYS',
+    flag: 'totp-retention-days',
+    help: 'days an unused TOTP secret is kept',
+    default: 90,
+    parse: int(1, 3650),
+  },
+  {
+    key: 'plansFile',
+    env: 'PLANS_FILE',
+    flag: 'plans-file',
+    help: 'JSON or YAML file defining plans',
+    default: undefined,
+    parse: file,
+  },
+  {
+    key: 'defaultPlan',
+    env: 'DEFAULT_PLAN',
+    flag: 'default-plan',
+    help: 'plan given to new endpoints',
+    default: 'unlimited',
+    parse: str,
+  },
 ];
 
 /**
  * Builds the configuration from flags (already parsed into a name→value map, names as in SETTINGS.flag)
  * and the environment. Throws ConfigError on the first bad value.
  */
-export function loadConfig(flags: Record<string, string | undefined> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  flags: Record<string, string | undefined> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Config {
   const out: Record<string, unknown> = {};
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag];

@@ -3,12 +3,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { HistoryWriter, Store } from './store/index.js';
 import type { RateLimiter } from './http/index.js';
+import type { EventBus } from './events/index.js';
 
 export interface AppContext {
   config: Config;
   store: Store;
   history: HistoryWriter;
   limiter: RateLimiter;
+  events: EventBus;
   log: FastifyBaseLogger;
   /** The clock, injectable for tests. */
   now: () => number;

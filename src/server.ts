@@ -12,7 +12,8 @@ import { AppError, errorBody } from './errors.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/index.js';
 import { endpointRoutes, SERVICE_LABELS } from './mock/index.js';
 import { HistoryWriter, openStore, type Store } from './store/index.js';
-import { ensureAdminKey } from './api/keys.js';
+import { MemoryEventBus, type EventBus } from './events/index.js';
+import { apiRoutes, ensureAdminKey } from './api/index.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -26,6 +27,7 @@ export interface App {
 export interface BuildOptions {
   store?: Store;
   limiter?: RateLimiter;
+  events?: EventBus;
   now?: () => number;
 }
 
@@ -53,7 +55,10 @@ function rewriteFor(baseDomain: string) {
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
-  const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : null;
+  const https =
+    config.tlsCert && config.tlsKey
+      ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }
+      : null;
   const fastify = Fastify({
     logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
     logController: new LogController({ disableRequestLogging: true }),
@@ -68,7 +73,29 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const store = opts.store ?? (await openStore(config));
   const history = new HistoryWriter(store, fastify.log);
   const limiter = opts.limiter ?? new MemoryRateLimiter();
-  const ctx: AppContext = { config, store, history, limiter, log: fastify.log, now: opts.now ?? Date.now };
+  const events = opts.events ?? new MemoryEventBus();
+  const ctx: AppContext = {
+    config,
+    store,
+    history,
+    limiter,
+    events,
+    log: fastify.log,
+    now: opts.now ?? Date.now,
+  };
+  // Dashboards hear of a request once its history entry is written (so that they can fetch it).
+  history.onWritten((batch) => {
+    for (const { entry } of batch) {
+      const {
+        requestHeaders: _h,
+        requestBody: _b,
+        responseHeaders: _rh,
+        responseBody: _rb,
+        ...summary
+      } = entry;
+      events.publish({ endpoint: entry.endpoint, name: 'request.created', data: summary });
+    }
+  });
 
   await store.createEndpoint({ name: 'echo', createdAt: Date.now(), settings: { builtIn: true } });
   const generatedAdminKey = await ensureAdminKey(store, config.apiKey);
@@ -76,7 +103,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // One JSON line per request.
   fastify.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, host: request.headers.host, url: request.originalUrl, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      {
+        method: request.method,
+        host: request.headers.host,
+        url: request.originalUrl,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
       'request',
     );
   });
@@ -93,7 +126,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       }));
       return reply.code(400).send(errorBody('validation_error', err.message, details));
     }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(errorBody('payload_too_large'));
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return reply.code(413).send(errorBody('payload_too_large'));
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return reply.code(400).send(errorBody('validation_error', err.message));
     }
@@ -102,7 +136,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
 
   fastify.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send(errorBody('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
+    void reply
+      .code(404)
+      .send(errorBody('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
 
   // Endpoints echo every method Node parses, WebDAV's included (CONNECT excepted: it is a tunnel).
@@ -110,6 +146,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     if (m !== 'CONNECT' && !fastify.supportedMethods.includes(m)) fastify.addHttpMethod(m, { hasBody: true });
   }
   await fastify.register(async (scope) => endpointRoutes(scope, ctx));
+  await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
 
   let closed = false;
   return {
@@ -122,6 +159,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       await fastify.close();
       await history.close();
       await limiter.close?.();
+      await events.close();
       if (!opts.store) await store.close();
     },
   };

@@ -25,7 +25,10 @@ export async function findKey(store: Store, key: string): Promise<ApiKeyRecord |
 }
 
 /** Creates and stores a new key; the clear key is returned once and never kept. */
-export async function createKey(store: Store, endpoint: string | null): Promise<{ id: string; key: string; endpoint: string | null }> {
+export async function createKey(
+  store: Store,
+  endpoint: string | null,
+): Promise<{ id: string; key: string; endpoint: string | null }> {
   const key = generateKey();
   const id = randomUUID();
   await store.createApiKey({ id, hash: hashKey(key), endpoint, createdAt: Date.now() });
@@ -36,11 +39,19 @@ export async function createKey(store: Store, endpoint: string | null): Promise<
  * Makes sure an admin key exists. With MOCKINGBIRD_API_KEY set, that key is registered (hashed).
  * Otherwise, at first start, a key is generated and returned so that the caller prints it once.
  */
-export async function ensureAdminKey(store: Store, configured: string | undefined): Promise<string | undefined> {
+export async function ensureAdminKey(
+  store: Store,
+  configured: string | undefined,
+): Promise<string | undefined> {
   if (configured !== undefined) {
     const hash = hashKey(configured);
     if (!(await store.findApiKeyByHash(hash))) {
-      await store.createApiKey({ id: 'env-admin-' + hash.slice(0, 12), hash, endpoint: null, createdAt: Date.now() });
+      await store.createApiKey({
+        id: 'env-admin-' + hash.slice(0, 12),
+        hash,
+        endpoint: null,
+        createdAt: Date.now(),
+      });
     }
     return undefined;
   }

@@ -40,18 +40,24 @@ export function echoDocument(c: CapturedRequest): EchoDocument {
 }
 
 /** True for a CORS preflight: OPTIONS carrying Access-Control-Request-Method. */
-export function isPreflight(method: string, headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
+export function isPreflight(
+  method: string,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): boolean {
   return method === 'OPTIONS' && headers['access-control-request-method'] !== undefined;
 }
 
 /** Headers of a 204 preflight answer; requested headers are echoed back. */
-export function preflightHeaders(requestHeaders: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
+export function preflightHeaders(
+  requestHeaders: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string> {
   const h: Record<string, string> = {
     'access-control-allow-origin': '*',
     'access-control-allow-methods': ECHO_METHODS,
     'access-control-max-age': String(PREFLIGHT_MAX_AGE),
   };
   const requested = requestHeaders['access-control-request-headers'];
-  if (requested !== undefined) h['access-control-allow-headers'] = Array.isArray(requested) ? requested.join(', ') : requested;
+  if (requested !== undefined)
+    h['access-control-allow-headers'] = Array.isArray(requested) ? requested.join(', ') : requested;
   return h;
 }

@@ -34,7 +34,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
       }
       chunks.push(chunk);
     };
-    const onEnd = (): void => finish({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
+    const onEnd = (): void =>
+      finish({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
     const onError = (): void => finish({ ok: false, reason: 'aborted' });
     const onClose = (): void => {
       if (!req.readableEnded) finish({ ok: false, reason: 'aborted' });

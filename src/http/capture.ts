@@ -78,7 +78,11 @@ export function clientIp(req: IncomingMessage, headers: Record<string, string>, 
   return addr.startsWith('::ffff:') ? addr.slice(7) : addr;
 }
 
-function protocolOf(req: IncomingMessage, headers: Record<string, string>, trustProxy: boolean): 'http' | 'https' {
+function protocolOf(
+  req: IncomingMessage,
+  headers: Record<string, string>,
+  trustProxy: boolean,
+): 'http' | 'https' {
   if (trustProxy) {
     const p = headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase();
     if (p === 'https' || p === 'http') return p;

@@ -1,5 +1,13 @@
 /** Public surface of the request-capture layer. */
 export { captureRequest, collectHeaders, parseQuery, clientIp, type CapturedRequest } from './capture.js';
 export { readBody, drainAndClose } from './body.js';
-export { parseBody, parseUrlEncoded, isJsonType, dict, MULTIPART_MAX_PARTS, type ParsedBody, type UploadedFile } from './parse.js';
+export {
+  parseBody,
+  parseUrlEncoded,
+  isJsonType,
+  dict,
+  MULTIPART_MAX_PARTS,
+  type ParsedBody,
+  type UploadedFile,
+} from './parse.js';
 export { MemoryRateLimiter, rateLimitHeaders, type RateLimiter, type RateDecision } from './rate-limit.js';

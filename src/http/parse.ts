@@ -80,7 +80,11 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; wa
  * Parses `body` according to `contentType` (undefined when the header is absent).
  * `method` matters only for the missing-Content-Type warning, which the seed gives for POST.
  */
-export async function parseBody(method: string, contentType: string | undefined, body: Buffer): Promise<ParsedBody> {
+export async function parseBody(
+  method: string,
+  contentType: string | undefined,
+  body: Buffer,
+): Promise<ParsedBody> {
   const warnings: string[] = [];
   if (contentType === undefined) {
     if (method === 'POST') warnings.push('Missing Content-Type header for the POST request.');
@@ -105,7 +109,13 @@ export async function parseBody(method: string, contentType: string | undefined,
     return { kind: 'text', files: [], showRaw: true, warnings };
   }
   if (type === 'application/x-www-form-urlencoded') {
-    return { kind: 'form', value: parseUrlEncoded(body.toString('utf8')), files: [], showRaw: false, warnings };
+    return {
+      kind: 'form',
+      value: parseUrlEncoded(body.toString('utf8')),
+      files: [],
+      showRaw: false,
+      warnings,
+    };
   }
   if (type === 'multipart/form-data') {
     try {
@@ -114,7 +124,12 @@ export async function parseBody(method: string, contentType: string | undefined,
         kind: 'multipart',
         value: {
           textFields: mp.textFields,
-          files: mp.files.map((f) => ({ name: f.name, fileName: f.fileName, contentType: f.contentType, size: f.size })),
+          files: mp.files.map((f) => ({
+            name: f.name,
+            fileName: f.fileName,
+            contentType: f.contentType,
+            size: f.size,
+          })),
         },
         files: mp.files,
         showRaw: false,
@@ -158,7 +173,13 @@ function parseMultipart(contentType: string, body: Buffer, warnings: string[]): 
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const data = Buffer.concat(chunks);
-        files.push({ name, fileName: info.filename ?? '', contentType: info.mimeType, size: data.length, data });
+        files.push({
+          name,
+          fileName: info.filename ?? '',
+          contentType: info.mimeType,
+          size: data.length,
+          data,
+        });
         pending--;
         maybeDone();
       });

@@ -43,6 +43,10 @@ export function defaultAnswer(ep: EndpointRecord, c: CapturedRequest): Answer {
   };
 }
 
-export async function answerEndpoint(_ctx: AppContext, ep: EndpointRecord, c: CapturedRequest): Promise<PipelineResult> {
+export async function answerEndpoint(
+  _ctx: AppContext,
+  ep: EndpointRecord,
+  c: CapturedRequest,
+): Promise<PipelineResult> {
   return { answer: defaultAnswer(ep, c), behavior: 'default' };
 }

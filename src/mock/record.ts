@@ -10,7 +10,8 @@ export interface Answer {
 
 function cut(body: string | Buffer, limit: number): { text: string; truncated: boolean } {
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  if (buf.length <= limit) return { text: typeof body === 'string' ? body : buf.toString('utf8'), truncated: false };
+  if (buf.length <= limit)
+    return { text: typeof body === 'string' ? body : buf.toString('utf8'), truncated: false };
   return { text: buf.subarray(0, limit).toString('utf8'), truncated: true };
 }
 
@@ -18,7 +19,13 @@ export function historyEntry(
   endpoint: string,
   c: CapturedRequest,
   answer: Answer,
-  info: { behavior: Behavior; ruleId?: string | null; captureLimit: number; now: number; problems?: string[] },
+  info: {
+    behavior: Behavior;
+    ruleId?: string | null;
+    captureLimit: number;
+    now: number;
+    problems?: string[];
+  },
 ): NewHistoryEntry {
   const req = cut(c.rawBody, info.captureLimit);
   const res = cut(answer.body, info.captureLimit);
@@ -41,7 +48,12 @@ export function historyEntry(
       responseHeaders: answer.headers,
       responseBody: res.text,
       responseBodyTruncated: res.truncated,
-      files: c.files.map((f) => ({ name: f.name, fileName: f.fileName, contentType: f.contentType, size: f.size })),
+      files: c.files.map((f) => ({
+        name: f.name,
+        fileName: f.fileName,
+        contentType: f.contentType,
+        size: f.size,
+      })),
       problems: info.problems ?? [],
     },
     files: c.files.map((f) => ({

@@ -5,13 +5,19 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { captureRequest, clientIp, drainAndClose, rateLimitHeaders, readBody, type CapturedRequest } from '../http/index.js';
+import {
+  captureRequest,
+  clientIp,
+  drainAndClose,
+  rateLimitHeaders,
+  readBody,
+  type CapturedRequest,
+} from '../http/index.js';
 import { echoDocument, isPreflight, preflightHeaders } from '../echo/index.js';
 import { errorBody } from '../errors.js';
 import { historyEntry, type Answer } from './record.js';
 import { answerEndpoint } from './pipeline.js';
 import { endpointNameProblem } from './names.js';
-
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -51,7 +57,13 @@ export async function endpointRoutes(app: FastifyInstance, ctx: AppContext): Pro
     if (!captured) return reply;
     const { answer, behavior, ruleId, problems } = await answerEndpoint(ctx, ep, captured);
     ctx.history.record(
-      historyEntry(name, captured, answer, { behavior, ruleId, problems, captureLimit: ctx.config.captureLimit, now: ctx.now() }),
+      historyEntry(name, captured, answer, {
+        behavior,
+        ruleId,
+        problems,
+        captureLimit: ctx.config.captureLimit,
+        now: ctx.now(),
+      }),
     );
     return send(reply, answer);
   };
@@ -86,7 +98,12 @@ async function readAndCapture(
   return captureRequest(request.raw, path, body.body, { trustProxy: ctx.config.trustProxy });
 }
 
-async function handleEcho(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> {
+async function handleEcho(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+): Promise<FastifyReply> {
   const cors = { 'access-control-allow-origin': '*' };
   const ip = clientIp(request.raw, request.headers as Record<string, string>, ctx.config.trustProxy);
   const decision = await ctx.limiter.hit('echo:' + ip, ctx.config.echoRateLimit, 60_000);
@@ -98,7 +115,11 @@ async function handleEcho(ctx: AppContext, request: FastifyRequest, reply: Fasti
       .code(429)
       .headers({ ...cors, ...limitHeaders })
       .type(JSON_TYPE)
-      .send(JSON.stringify(errorBody('rate_limited', `More than ${decision.limit} echo requests a minute from ${ip}.`)));
+      .send(
+        JSON.stringify(
+          errorBody('rate_limited', `More than ${decision.limit} echo requests a minute from ${ip}.`),
+        ),
+      );
   }
   const captured = await readAndCapture(ctx, request, reply, path, 'echo', { ...cors, ...limitHeaders });
   if (!captured) return reply;
@@ -113,7 +134,11 @@ async function handleEcho(ctx: AppContext, request: FastifyRequest, reply: Fasti
     };
   }
   ctx.history.record(
-    historyEntry('echo', captured, answer, { behavior: 'echo', captureLimit: ctx.config.captureLimit, now: ctx.now() }),
+    historyEntry('echo', captured, answer, {
+      behavior: 'echo',
+      captureLimit: ctx.config.captureLimit,
+      now: ctx.now(),
+    }),
   );
   return send(reply, answer);
 }

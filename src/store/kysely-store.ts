@@ -94,7 +94,7 @@ export class KyselyStore implements Store {
   async migrate(): Promise<void> {
     const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.dialect) });
     const { error } = await migrator.migrateToLatest();
-    if (error) throw error instanceof Error ? error : new Error(String(error));
+    if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   }
 
   async close(): Promise<void> {
@@ -129,8 +129,18 @@ export class KyselyStore implements Store {
   }
 
   async listApiKeys(): Promise<ApiKeyRecord[]> {
-    const rows = await this.db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id').execute();
-    return rows.map((r) => ({ id: r.id, hash: r.hash, endpoint: r.endpoint, createdAt: Number(r.created_at) }));
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      hash: r.hash,
+      endpoint: r.endpoint,
+      createdAt: Number(r.created_at),
+    }));
   }
 
   async deleteApiKey(id: string): Promise<boolean> {
@@ -151,12 +161,18 @@ export class KyselyStore implements Store {
 
   async getEndpoint(name: string): Promise<EndpointRecord | undefined> {
     const r = await this.db.selectFrom('endpoints').selectAll().where('name', '=', name).executeTakeFirst();
-    return r && { name: r.name, createdAt: Number(r.created_at), settings: JSON.parse(r.settings) as JsonObject };
+    return (
+      r && { name: r.name, createdAt: Number(r.created_at), settings: JSON.parse(r.settings) as JsonObject }
+    );
   }
 
   async listEndpoints(): Promise<EndpointRecord[]> {
     const rows = await this.db.selectFrom('endpoints').selectAll().orderBy('name').execute();
-    return rows.map((r) => ({ name: r.name, createdAt: Number(r.created_at), settings: JSON.parse(r.settings) as JsonObject }));
+    return rows.map((r) => ({
+      name: r.name,
+      createdAt: Number(r.created_at),
+      settings: JSON.parse(r.settings) as JsonObject,
+    }));
   }
 
   async deleteEndpoint(name: string): Promise<boolean> {
@@ -239,7 +255,11 @@ export class KyselyStore implements Store {
 
   async deleteRule(endpoint: string, id: string): Promise<boolean> {
     // Positions only order the rules; a gap left by a deletion keeps the others' relative order.
-    const r = await this.db.deleteFrom('rules').where('endpoint', '=', endpoint).where('id', '=', id).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('rules')
+      .where('endpoint', '=', endpoint)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
 
@@ -306,7 +326,10 @@ export class KyselyStore implements Store {
         })),
       );
       for (let i = 0; i < files.length; i += 100) {
-        await tx.insertInto('request_files').values(files.slice(i, i + 100)).execute();
+        await tx
+          .insertInto('request_files')
+          .values(files.slice(i, i + 100))
+          .execute();
       }
     });
   }
@@ -342,18 +365,30 @@ export class KyselyStore implements Store {
   }
 
   /** Case-sensitive substring test, the same on both dialects. */
-  private contains(eb: ExpressionBuilder<Database, 'requests'>, col: 'path' | 'request_body' | 'response_body', text: string) {
+  private contains(
+    eb: ExpressionBuilder<Database, 'requests'>,
+    col: 'path' | 'request_body' | 'response_body',
+    text: string,
+  ) {
     const fn = this.dialect === 'postgres' ? 'strpos' : 'instr';
     return eb(eb.fn<number>(fn, [eb.ref(col), eb.val(text)]), '>', 0);
   }
 
-  async listHistory(endpoint: string, filter: HistoryFilter, limit: number, cursor?: string): Promise<Page<HistoryEntry>> {
+  async listHistory(
+    endpoint: string,
+    filter: HistoryFilter,
+    limit: number,
+    cursor?: string,
+  ): Promise<Page<HistoryEntry>> {
     let q = this.applyFilter(this.db.selectFrom('requests').selectAll(), endpoint, filter);
     if (cursor !== undefined) {
       const c = decodeCursor(cursor);
       if (c) {
         q = q.where((eb) =>
-          eb.or([eb('created_at', '<', c.createdAt), eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)])]),
+          eb.or([
+            eb('created_at', '<', c.createdAt),
+            eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)]),
+          ]),
         );
       }
     }
@@ -389,8 +424,16 @@ export class KyselyStore implements Store {
 
   async deleteHistoryEntry(endpoint: string, id: string): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
-      await tx.deleteFrom('request_files').where('endpoint', '=', endpoint).where('request_id', '=', id).execute();
-      const r = await tx.deleteFrom('requests').where('endpoint', '=', endpoint).where('id', '=', id).executeTakeFirst();
+      await tx
+        .deleteFrom('request_files')
+        .where('endpoint', '=', endpoint)
+        .where('request_id', '=', id)
+        .execute();
+      const r = await tx
+        .deleteFrom('requests')
+        .where('endpoint', '=', endpoint)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     });
   }
@@ -401,18 +444,25 @@ export class KyselyStore implements Store {
         .deleteFrom('request_files')
         .where('endpoint', '=', endpoint)
         .where('request_id', 'in', (eb) =>
-          eb.selectFrom('requests').select('id').where((w) => this.filterExpr(w, endpoint, filter)),
+          eb
+            .selectFrom('requests')
+            .select('id')
+            .where((w) => this.filterExpr(w, endpoint, filter)),
         )
         .execute();
       const r = await tx
         .deleteFrom('requests')
-        .where((eb) => this.filterExpr(eb as unknown as ExpressionBuilder<Database, 'requests'>, endpoint, filter))
+        .where((eb) => this.filterExpr(eb, endpoint, filter))
         .executeTakeFirst();
       return Number(r.numDeletedRows);
     });
   }
 
-  async getHistoryFile(endpoint: string, requestId: string, fieldName: string): Promise<HistoryFile | undefined> {
+  async getHistoryFile(
+    endpoint: string,
+    requestId: string,
+    fieldName: string,
+  ): Promise<HistoryFile | undefined> {
     const r = await this.db
       .selectFrom('request_files')
       .selectAll()
@@ -457,13 +507,11 @@ export class KyselyStore implements Store {
 
   private async deleteOlder(endpoint: string | undefined, before: number): Promise<number> {
     return this.db.transaction().execute(async (tx) => {
-      let files = tx
-        .deleteFrom('request_files')
-        .where('request_id', 'in', (eb) => {
-          let s = eb.selectFrom('requests').select('id').where('created_at', '<', before);
-          if (endpoint !== undefined) s = s.where('endpoint', '=', endpoint);
-          return s;
-        });
+      let files = tx.deleteFrom('request_files').where('request_id', 'in', (eb) => {
+        let s = eb.selectFrom('requests').select('id').where('created_at', '<', before);
+        if (endpoint !== undefined) s = s.where('endpoint', '=', endpoint);
+        return s;
+      });
       if (endpoint !== undefined) files = files.where('endpoint', '=', endpoint);
       await files.execute();
       let q = tx.deleteFrom('requests').where('created_at', '<', before);
@@ -499,7 +547,14 @@ export class KyselyStore implements Store {
       .where('type', '=', type)
       .where('key', '=', key)
       .executeTakeFirst();
-    return r && { type: r.type as StateItem['type'], key: r.key, value: JSON.parse(r.value) as Json, lastModified: Number(r.updated_at) };
+    return (
+      r && {
+        type: r.type as StateItem['type'],
+        key: r.key,
+        value: JSON.parse(r.value) as Json,
+        lastModified: Number(r.updated_at),
+      }
+    );
   }
 
   async putState(endpoint: string, item: Omit<StateItem, 'lastModified'>): Promise<boolean> {
@@ -514,7 +569,10 @@ export class KyselyStore implements Store {
         .where('key', '=', item.key)
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) > 0) return false;
-      await tx.insertInto('state').values({ endpoint, type: item.type, key: item.key, value, updated_at: now }).execute();
+      await tx
+        .insertInto('state')
+        .values({ endpoint, type: item.type, key: item.key, value, updated_at: now })
+        .execute();
       return true;
     });
   }

@@ -37,7 +37,11 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('position', 'integer', (c) => c.notNull())
           .addColumn('data', 'text', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('rules_endpoint_position').on('rules').columns(['endpoint', 'position']).execute();
+        await db.schema
+          .createIndex('rules_endpoint_position')
+          .on('rules')
+          .columns(['endpoint', 'position'])
+          .execute();
         await db.schema
           .createTable('requests')
           .addColumn('id', 'text', (c) => c.primaryKey())
@@ -67,7 +71,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         await db.schema
           .createTable('request_files')
-          .addColumn('seq', serial, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('seq', serial, (c) =>
+            dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+          )
           .addColumn('request_id', 'text', (c) => c.notNull())
           .addColumn('endpoint', 'text', (c) => c.notNull())
           .addColumn('field_name', 'text', (c) => c.notNull())
@@ -76,7 +82,11 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('size', 'integer', (c) => c.notNull())
           .addColumn('data', sql.raw(blob), (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('request_files_request').on('request_files').column('request_id').execute();
+        await db.schema
+          .createIndex('request_files_request')
+          .on('request_files')
+          .column('request_id')
+          .execute();
         await db.schema
           .createTable('state')
           .addColumn('endpoint', 'text', (c) => c.notNull())

@@ -31,7 +31,10 @@ export async function openSqliteStore(file: string): Promise<KyselyStore> {
     }
     return re.test(value) ? 1 : 0;
   });
-  const store = new KyselyStore(new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) }), 'sqlite');
+  const store = new KyselyStore(
+    new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) }),
+    'sqlite',
+  );
   await store.migrate();
   return store;
 }
@@ -52,7 +55,10 @@ export async function openPostgresStore(url: string): Promise<KyselyStore> {
   return store;
 }
 
-export async function openStore(opts: { dataDir: string; databaseUrl: string | undefined }): Promise<KyselyStore> {
+export async function openStore(opts: {
+  dataDir: string;
+  databaseUrl: string | undefined;
+}): Promise<KyselyStore> {
   if (opts.databaseUrl) return openPostgresStore(opts.databaseUrl);
   mkdirSync(opts.dataDir, { recursive: true });
   return openSqliteStore(join(opts.dataDir, 'mockingbird.db'));

@@ -28,7 +28,8 @@ export interface RuleRecord {
   data: JsonObject;
 }
 
-export type Behavior = 'echo' | 'mock-rule' | 'tunnel' | 'proxy' | 'oas' | 'default' | 'crud' | 'callout' | 'rejected';
+export type Behavior =
+  'echo' | 'mock-rule' | 'tunnel' | 'proxy' | 'oas' | 'default' | 'crud' | 'callout' | 'rejected';
 
 export interface FileMeta {
   name: string;
@@ -150,7 +151,12 @@ export interface Store {
   reorderRules(endpoint: string, order: string[]): Promise<number>;
 
   insertHistory(entries: NewHistoryEntry[]): Promise<void>;
-  listHistory(endpoint: string, filter: HistoryFilter, limit: number, cursor?: string): Promise<Page<HistoryEntry>>;
+  listHistory(
+    endpoint: string,
+    filter: HistoryFilter,
+    limit: number,
+    cursor?: string,
+  ): Promise<Page<HistoryEntry>>;
   countHistory(endpoint: string, filter: HistoryFilter): Promise<number>;
   getHistory(endpoint: string, id: string): Promise<HistoryEntry | undefined>;
   deleteHistoryEntry(endpoint: string, id: string): Promise<boolean>;

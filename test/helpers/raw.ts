@@ -19,7 +19,9 @@ export function parseResponse(raw: string): RawResponse {
     headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
   }
   const len = Number(headers['content-length'] ?? 0);
-  const body = Buffer.from(raw.slice(end + 4), 'utf8').subarray(0, len).toString('utf8');
+  const body = Buffer.from(raw.slice(end + 4), 'utf8')
+    .subarray(0, len)
+    .toString('utf8');
   return { status, headers, body, raw };
 }
 
@@ -27,7 +29,11 @@ export function parseResponse(raw: string): RawResponse {
  * Sends `request` (string or buffers, written in order) and resolves with everything received once
  * a full response with a content-length body has arrived or the socket closes.
  */
-export function rawRequest(port: number, request: string | Buffer | (string | Buffer)[], timeoutMs = 10_000): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  request: string | Buffer | (string | Buffer)[],
+  timeoutMs = 10_000,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     let data = '';
