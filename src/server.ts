@@ -13,6 +13,7 @@ import { MemoryRateLimiter, type RateLimiter } from './http/index.js';
 import { endpointRoutes, SERVICE_LABELS } from './mock/index.js';
 import { HistoryWriter, openStore, type Store } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
+import { totpRoutes, startTotpJobs } from './totp/index.js';
 import { apiRoutes, ensureAdminKey } from './api/index.js';
 
 export interface App {
@@ -147,6 +148,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }
   await fastify.register(async (scope) => endpointRoutes(scope, ctx));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
+  await fastify.register(async (scope) => totpRoutes(scope, ctx));
+  const stopTotpJobs = startTotpJobs(ctx);
 
   let closed = false;
   return {
@@ -157,6 +160,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       if (closed) return;
       closed = true;
       await fastify.close();
+      stopTotpJobs();
       await history.close();
       await limiter.close?.();
       await events.close();

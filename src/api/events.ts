@@ -1,0 +1,7 @@
+/** Server-Sent-Events stream (/endpoints/:ep/events). */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+
+export async function eventsApi(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
+  // Routes are added by the change that builds this group.
+}

@@ -1,0 +1,7 @@
+/** Request-history routes (/endpoints/:ep/requests…). */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+
+export async function historyApi(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
+  // Routes are added by the change that builds this group.
+}

@@ -1,0 +1,7 @@
+/** API key routes (/keys). */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+
+export async function keysRoutesApi(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
+  // Routes are added by the change that builds this group.
+}
