@@ -23,6 +23,7 @@ export interface EchoDocument {
   warnings?: string[];
 }
 
+/** The echo document for `c`: `parsedBody`, `rawBody` and `warnings` appear only when they apply. */
 export function echoDocument(c: CapturedRequest): EchoDocument {
   const doc: EchoDocument = {
     method: c.method,
@@ -47,13 +48,27 @@ export function isPreflight(
   return method === 'OPTIONS' && headers['access-control-request-method'] !== undefined;
 }
 
-/** Headers of a 204 preflight answer; requested headers are echoed back. */
+/** An HTTP method token (RFC 9110 §5.6.2). */
+const METHOD_TOKEN = /^[!#$%&'*+.^`|~\w-]{1,32}$/;
+
+/**
+ * Headers of a 204 preflight answer; requested headers are echoed back. The echo answers every
+ * method, so a requested method outside the usual list (PROPFIND …) is added to the allowed ones.
+ */
 export function preflightHeaders(
   requestHeaders: Readonly<Record<string, string | string[] | undefined>>,
 ): Record<string, string> {
+  let methods = ECHO_METHODS;
+  const method = requestHeaders['access-control-request-method'];
+  if (
+    typeof method === 'string' &&
+    METHOD_TOKEN.test(method) &&
+    !ECHO_METHODS.split(', ').includes(method.toUpperCase())
+  )
+    methods += `, ${method}`;
   const h: Record<string, string> = {
     'access-control-allow-origin': '*',
-    'access-control-allow-methods': ECHO_METHODS,
+    'access-control-allow-methods': methods,
     'access-control-max-age': String(PREFLIGHT_MAX_AGE),
   };
   const requested = requestHeaders['access-control-request-headers'];

@@ -48,16 +48,21 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
 }
 
 /**
- * After a refused body: drain what the client is still sending (up to `maxBytes`) so that it can read
- * the 413 before the connection closes, then close it.
+ * After a refused body: read and discard what the client is still sending, so that a client that
+ * reads the answer only after writing its whole body still gets it. Closing at once would reset the
+ * connection under the client's writes and lose the answer (lingering close, as HTTP servers do).
+ * The connection is destroyed when more than `maxBytes` arrive or the body is not over after `maxMs`;
+ * a body that ends within both leaves the connection usable for the next request.
  */
 export function drainAndClose(req: IncomingMessage, maxBytes = 16 * 1024 * 1024, maxMs = 5000): void {
+  if (req.readableEnded) return;
   let seen = 0;
-  const timer = setTimeout(() => req.socket.destroy(), maxMs);
+  // req.destroy() takes the socket down with an unfinished request (and also works under inject()).
+  const timer = setTimeout(() => req.destroy(), maxMs);
   timer.unref();
   req.on('data', (chunk: Buffer) => {
     seen += chunk.length;
-    if (seen > maxBytes) req.socket.destroy();
+    if (seen > maxBytes) req.destroy();
   });
   req.on('end', () => clearTimeout(timer));
   req.on('close', () => clearTimeout(timer));

@@ -5,6 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { randomUUID } from 'node:crypto';
+import { isIP, isIPv4 } from 'node:net';
 import { addMulti, dict, parseBody, type ParsedBody, type UploadedFile } from './parse.js';
 
 export interface CapturedRequest {
@@ -44,15 +45,14 @@ export function collectHeaders(rawHeaders: readonly string[]): {
   duplicates: string[];
 } {
   const headers = dict<string>();
-  const seen = new Set<string>();
-  const duplicates: string[] = [];
+  // Map order is insertion order: the duplicates come out in order of first appearance.
+  const counts = new Map<string, number>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase();
-    if (seen.has(name)) {
-      if (!duplicates.includes(name)) duplicates.push(name);
-    } else seen.add(name);
+    counts.set(name, (counts.get(name) ?? 0) + 1);
     headers[name] = rawHeaders[i + 1]!;
   }
+  const duplicates = [...counts].filter(([, n]) => n > 1).map(([name]) => name);
   return { headers, duplicates };
 }
 
@@ -65,26 +65,39 @@ export function parseQuery(path: string): Record<string, string | string[]> {
   return out;
 }
 
-/** The client address without port; IPv4-mapped IPv6 addresses shown as IPv4. */
-export function clientIp(req: IncomingMessage, headers: Record<string, string>, trustProxy: boolean): string {
-  if (trustProxy) {
-    const fwd = headers['x-forwarded-for'];
-    if (fwd) {
-      const first = fwd.split(',')[0]!.trim();
-      if (first) return first;
-    }
-  }
-  const addr = req.socket.remoteAddress ?? '';
-  return addr.startsWith('::ffff:') ? addr.slice(7) : addr;
+/** An address without port or brackets, IPv4-mapped IPv6 shown as IPv4. */
+function bareAddress(addr: string): string {
+  let a = addr.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(a);
+  if (bracketed) a = bracketed[1]!;
+  else if (/^[\d.]+:\d+$/.test(a)) a = a.slice(0, a.indexOf(':')); // IPv4 with port (some proxies add it)
+  return a.toLowerCase().startsWith('::ffff:') && isIPv4(a.slice(7)) ? a.slice(7) : a;
 }
 
-function protocolOf(
+/**
+ * The client address without port; IPv4-mapped IPv6 addresses shown as IPv4. With `trustProxy`, the
+ * first X-Forwarded-For entry, when it is an IP address (`unknown` or garbage falls back to the socket).
+ */
+export function clientIp(
   req: IncomingMessage,
-  headers: Record<string, string>,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
   trustProxy: boolean,
-): 'http' | 'https' {
+): string {
   if (trustProxy) {
-    const p = headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase();
+    const fwd = headers['x-forwarded-for'];
+    const first = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0];
+    if (first !== undefined) {
+      const addr = bareAddress(first);
+      if (isIP(addr) !== 0) return addr;
+    }
+  }
+  return bareAddress(req.socket.remoteAddress ?? '');
+}
+
+function protocolOf(req: IncomingMessage, trustProxy: boolean): 'http' | 'https' {
+  if (trustProxy) {
+    const fwd = req.headers['x-forwarded-proto'];
+    const p = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0]?.trim().toLowerCase();
     if (p === 'https' || p === 'http') return p;
   }
   return (req.socket as TLSSocket).encrypted ? 'https' : 'http';
@@ -107,11 +120,12 @@ export async function captureRequest(
     id: randomUUID(),
     receivedAt: Date.now(),
     method,
-    protocol: protocolOf(req, headers, options.trustProxy),
+    protocol: protocolOf(req, options.trustProxy),
     host: headers['host'] ?? '',
     path,
     pathname: q === -1 ? path : path.slice(0, q),
-    ip: clientIp(req, headers, options.trustProxy),
+    // Node's joined headers, as the rate limiter sees them: the first proxy hop wins.
+    ip: clientIp(req, req.headers, options.trustProxy),
     headers,
     duplicateHeaders: duplicates,
     query: parseQuery(path),

@@ -7,6 +7,9 @@ export {
   isJsonType,
   dict,
   MULTIPART_MAX_PARTS,
+  MULTIPART_MAX_BOUNDARY,
+  JSON_MAX_DEPTH,
+  INVALID_UTF8_WARNING,
   type ParsedBody,
   type UploadedFile,
 } from './parse.js';

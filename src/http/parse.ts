@@ -3,6 +3,7 @@
  * type), urlencoded forms, multipart (busboy, file contents kept for the history). Parsers never
  * throw: a body that cannot be parsed yields a warning and is kept as raw text.
  */
+import { isUtf8 } from 'node:buffer';
 import busboy from 'busboy';
 
 export interface UploadedFile {
@@ -34,6 +35,15 @@ export interface ParsedBody {
 /** Most parts accepted in one multipart body; the rest are ignored with a warning. */
 export const MULTIPART_MAX_PARTS = 1000;
 
+/** RFC 2046 §5.1.1: a boundary is 1 to 70 characters. Longer ones are refused, not guessed at. */
+export const MULTIPART_MAX_BOUNDARY = 70;
+
+/** Deepest nesting of objects and arrays accepted in a JSON body; deeper bodies are shown raw. */
+export const JSON_MAX_DEPTH = 256;
+
+/** Shown when a body decoded as text is not valid UTF-8 (its invalid bytes become U+FFFD). */
+export const INVALID_UTF8_WARNING = 'Request body is not valid UTF-8; invalid bytes are shown as U+FFFD.';
+
 /** A null-prototype object: keys such as `__proto__` stay plain data. */
 export function dict<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
@@ -59,6 +69,7 @@ function mediaType(contentType: string): string {
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
 }
 
+/** True for `application/json` and every `+json` type. */
 export function isJsonType(contentType: string): boolean {
   const t = mediaType(contentType);
   return t === 'application/json' || t.endsWith('+json');
@@ -68,12 +79,31 @@ function jsonWarning(err: unknown): string {
   return `Error in parsing JSON body. [${err instanceof Error ? err.message : String(err)}]`;
 }
 
+/** True when `value` nests objects/arrays deeper than `max` levels (iterative: no stack to blow). */
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(v))
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; warning: string } {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (err) {
     return { ok: false, warning: jsonWarning(err) };
   }
+  // JSON.parse takes any depth, but JSON.stringify and every recursive reader after it (echo, history,
+  // templates) would overflow the stack on `[[[[…` a few thousand levels deep.
+  if (deeperThan(value, JSON_MAX_DEPTH))
+    return { ok: false, warning: jsonWarning(`JSON nested deeper than ${JSON_MAX_DEPTH} levels`) };
+  return { ok: true, value };
 }
 
 /**
@@ -81,6 +111,19 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; wa
  * `method` matters only for the missing-Content-Type warning, which the seed gives for POST.
  */
 export async function parseBody(
+  method: string,
+  contentType: string | undefined,
+  body: Buffer,
+): Promise<ParsedBody> {
+  const parsed = await parseByType(method, contentType, body);
+  // Multipart parts may carry binary files legitimately; every other body is shown decoded as text,
+  // so the client is told when that decoding lost bytes.
+  if (parsed.kind !== 'multipart' && body.length > 0 && !isUtf8(body))
+    parsed.warnings.push(INVALID_UTF8_WARNING);
+  return parsed;
+}
+
+async function parseByType(
   method: string,
   contentType: string | undefined,
   body: Buffer,
@@ -146,11 +189,19 @@ export async function parseBody(
 /** Feeds a buffered multipart body through busboy. Rejects on malformed input. */
 function parseMultipart(contentType: string, body: Buffer, warnings: string[]): Promise<MultipartBody> {
   return new Promise((resolve, reject) => {
+    const boundary = /;\s*boundary\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
+    const boundaryLength = (boundary?.[1] ?? boundary?.[2] ?? '').length;
+    if (boundaryLength > MULTIPART_MAX_BOUNDARY) {
+      reject(new Error(`Multipart boundary is longer than ${MULTIPART_MAX_BOUNDARY} characters`));
+      return;
+    }
     let bb: busboy.Busboy;
     try {
       bb = busboy({
         headers: { 'content-type': contentType },
-        limits: { parts: MULTIPART_MAX_PARTS, fieldSize: body.length + 1, fileSize: body.length + 1 },
+        // One part more than kept: busboy signals its limit on reaching it, not on passing it, so
+        // the extra part is what tells "exactly the limit" from "more than the limit".
+        limits: { parts: MULTIPART_MAX_PARTS + 1, fieldSize: body.length + 1, fileSize: body.length + 1 },
       });
     } catch (err) {
       reject(err instanceof Error ? err : new Error(String(err)));
@@ -164,10 +215,21 @@ function parseMultipart(contentType: string, body: Buffer, warnings: string[]): 
     const maybeDone = (): void => {
       if (finished && pending === 0 && !failed) resolve({ textFields, files });
     };
+    let parts = 0;
+    let overflow = false;
+    const keep = (): boolean => {
+      if (++parts <= MULTIPART_MAX_PARTS) return true;
+      overflow = true;
+      return false;
+    };
     bb.on('field', (name, value) => {
-      textFields[name] = value;
+      if (keep()) textFields[name] = value;
     });
     bb.on('file', (name, stream, info) => {
+      if (!keep()) {
+        stream.resume();
+        return;
+      }
       pending++;
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -185,16 +247,16 @@ function parseMultipart(contentType: string, body: Buffer, warnings: string[]): 
       });
       stream.on('error', () => {
         pending--;
+        maybeDone();
       });
-    });
-    bb.on('partsLimit', () => {
-      warnings.push(`Multipart body has more than ${MULTIPART_MAX_PARTS} parts; the rest were ignored.`);
     });
     bb.on('error', (err) => {
       failed = true;
       reject(err instanceof Error ? err : new Error(String(err)));
     });
     bb.on('close', () => {
+      if (overflow)
+        warnings.push(`Multipart body has more than ${MULTIPART_MAX_PARTS} parts; the rest were ignored.`);
       finished = true;
       maybeDone();
     });

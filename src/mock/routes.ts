@@ -39,6 +39,12 @@ export async function endpointRoutes(app: FastifyInstance, ctx: AppContext): Pro
   // Leave the body on the socket: it is read below, with the limit counted on the wire.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+  // Fastify refuses a Content-Type it cannot parse (`text`, `;;;`) with 415, and a QUERY without one
+  // with 400, before any handler runs; an endpoint must see every request. Fastify is shown a fixed,
+  // valid type (request.headers only: the raw headers, which the capture reads, stay untouched).
+  app.addHook('onRequest', async (request) => {
+    request.headers = { 'content-type': 'application/octet-stream' };
+  });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const { name, path } = splitEndpointUrl(request.url);
@@ -50,7 +56,7 @@ export async function endpointRoutes(app: FastifyInstance, ctx: AppContext): Pro
         .code(404)
         .type('text/plain; charset=utf-8')
         .send(
-          `The endpoint "${name}" does not exist. Create it with POST /api/v2/endpoints {"name":"${name}"} or in the dashboard.\n`,
+          `The endpoint "${name}" does not exist; create it with POST /api/v2/endpoints {"name":"${name}"} or in the dashboard.\n`,
         );
     }
     const captured = await readAndCapture(ctx, request, reply, path, name);
@@ -87,8 +93,10 @@ async function readAndCapture(
         errorBody('payload_too_large', `The request body is larger than ${ctx.config.bodyLimit} bytes.`),
       );
       ctx.log.info({ endpoint, path }, 'request body over the limit');
+      // No `Connection: close`: Node would destroy the socket right after the answer, under the
+      // client's writes, and a client that reads only after sending would see a reset, not the 413.
       drainAndClose(request.raw);
-      void reply.code(413).headers(extraHeaders).header('connection', 'close').type(JSON_TYPE).send(text);
+      void reply.code(413).headers(extraHeaders).type(JSON_TYPE).send(text);
     } else {
       request.raw.destroy();
       void reply.hijack();
@@ -105,12 +113,13 @@ async function handleEcho(
   path: string,
 ): Promise<FastifyReply> {
   const cors = { 'access-control-allow-origin': '*' };
-  const ip = clientIp(request.raw, request.headers as Record<string, string>, ctx.config.trustProxy);
+  const ip = clientIp(request.raw, request.raw.headers, ctx.config.trustProxy);
   const decision = await ctx.limiter.hit('echo:' + ip, ctx.config.echoRateLimit, 60_000);
   const limitHeaders = rateLimitHeaders(decision, ctx.now());
   if (!decision.allowed) {
-    // Not recorded: the limit exists to protect the service, history writes included.
-    request.raw.resume();
+    // Not recorded: the limit exists to protect the service, history writes included. The body is
+    // discarded within the same bounds as a refused one, not read to its end whatever its size.
+    drainAndClose(request.raw);
     return reply
       .code(429)
       .headers({ ...cors, ...limitHeaders })
