@@ -74,10 +74,29 @@ function config(flags: Record<string, string | undefined>): Config {
 }
 
 async function serve(cfg: Config): Promise<void> {
-  let app;
+  // Signal handlers go in before anything is announced: a SIGTERM that arrives right after the
+  // listening line must still flush the history, not kill the process.
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    if (!app) process.exit(0);
+    app.fastify.log.info({ signal }, 'shutting down: finishing requests and flushing history');
+    app
+      .close()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        process.stderr.write(`mockingbird: shutdown failed: ${String(err)}\n`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   try {
     app = await buildApp(cfg);
   } catch (err) {
+    if (err instanceof ConfigError) fail(err.message); // e.g. a bad PLANS_FILE, read while building
     const what = cfg.databaseUrl
       ? 'cannot open the database at DATABASE_URL'
       : `cannot open the database in ${cfg.dataDir}`;
@@ -92,31 +111,16 @@ async function serve(cfg: Config): Promise<void> {
   const addr = app.fastify.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : cfg.port;
   const scheme = cfg.tlsCert ? 'https' : 'http';
-  process.stdout.write(
+  // One write, so that whoever reads the listening line also has the key line.
+  let banner =
     `Mockingbird ${pkg.version} listening on ${scheme}://${cfg.host}:${port} ` +
-      `(echo: ${scheme}://echo.${cfg.baseDomain}:${port}/, dashboard: ${scheme}://${cfg.baseDomain}:${port}/)\n`,
-  );
+    `(echo: ${scheme}://echo.${cfg.baseDomain}:${port}/, dashboard: ${scheme}://${cfg.baseDomain}:${port}/)\n`;
   if (app.generatedAdminKey) {
-    process.stdout.write(
+    banner +=
       `\nAdmin API key (shown once, stored hashed; keep it): ${app.generatedAdminKey}\n` +
-        `Use it as: Authorization: Bearer ${app.generatedAdminKey}\n\n`,
-    );
+      `Use it as: Authorization: Bearer ${app.generatedAdminKey}\n\n`;
   }
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    app.fastify.log.info({ signal }, 'shutting down: finishing requests and flushing history');
-    app
-      .close()
-      .then(() => process.exit(0))
-      .catch((err: unknown) => {
-        process.stderr.write(`mockingbird: shutdown failed: ${String(err)}\n`);
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.stdout.write(banner);
 }
 
 async function keysCreate(cfg: Config, endpoint: string | undefined): Promise<void> {

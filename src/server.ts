@@ -6,12 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { METHODS, type IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import pino from 'pino';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { AppError, errorBody } from './errors.js';
+import { AppError, errorBody, type ErrorDetail } from './errors.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/index.js';
 import { endpointRoutes, SERVICE_LABELS } from './mock/index.js';
-import { HistoryWriter, openStore, type Store } from './store/index.js';
+import { HistoryWriter, openStore, startHistoryRetention, type Store } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes, startTotpJobs } from './totp/index.js';
 import { apiRoutes, ensureAdminKey } from './api/index.js';
@@ -55,13 +56,38 @@ function rewriteFor(baseDomain: string) {
   };
 }
 
+/**
+ * One Ajv finding as an error detail: a JSON pointer that names the missing or unexpected property
+ * itself (Ajv points at its parent), and the received value, read from the validated request part.
+ */
+function ajvDetail(v: NonNullable<FastifyError['validation']>[number], part: unknown): ErrorDetail {
+  const params = v.params;
+  const extra = params['missingProperty'] ?? params['additionalProperty'];
+  const path =
+    (v.instancePath || '') +
+    (typeof extra === 'string' ? '/' + extra.replace(/~/g, '~0').replace(/\//g, '~1') : '');
+  const d: ErrorDetail = { path: path || '/', message: v.message ?? 'is not valid' };
+  let value: unknown = part;
+  for (const seg of path.split('/').slice(1)) {
+    const key = seg.replace(/~1/g, '/').replace(/~0/g, '~');
+    value =
+      value !== null && typeof value === 'object' && Object.hasOwn(value, key)
+        ? (value as Record<string, unknown>)[key]
+        : undefined;
+  }
+  if (value !== undefined) d.received = JSON.stringify(value).slice(0, 200);
+  return d;
+}
+
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
+  const logStream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   const https =
     config.tlsCert && config.tlsKey
       ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }
       : null;
   const fastify = Fastify({
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    // Buffered writes: a synchronous write per request line would cost more than the request itself.
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'], stream: logStream },
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
@@ -98,7 +124,6 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     }
   });
 
-  await store.createEndpoint({ name: 'echo', createdAt: Date.now(), settings: { builtIn: true } });
   const generatedAdminKey = await ensureAdminKey(store, config.apiKey);
 
   // One JSON line per request.
@@ -121,10 +146,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       return reply.code(err.status).send(err.toBody());
     }
     if (err.validation) {
-      const details = err.validation.map((v) => ({
-        path: v.instancePath || '/',
-        message: v.message ?? 'is not valid',
-      }));
+      const part =
+        err.validationContext === 'querystring' ? request.query : request[err.validationContext ?? 'body'];
+      const details = err.validation.map((v) => ajvDetail(v, part));
       return reply.code(400).send(errorBody('validation_error', err.message, details));
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
@@ -150,6 +174,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   const stopTotpJobs = startTotpJobs(ctx);
+  const stopRetention = startHistoryRetention(ctx);
 
   let closed = false;
   return {
@@ -161,10 +186,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       closed = true;
       await fastify.close();
       stopTotpJobs();
+      stopRetention();
       await history.close();
       await limiter.close?.();
       await events.close();
       if (!opts.store) await store.close();
+      logStream.flushSync();
     },
   };
 }

@@ -1,7 +1,229 @@
-/** Endpoints, settings and plans routes (/endpoints, /endpoints/:ep, /endpoints/:ep/settings). */
-import type { FastifyInstance } from 'fastify';
+/**
+ * Endpoints and their settings (SPEC §4, §10), relative to /api/v2:
+ *   POST   /endpoints                 create (admin)            GET /endpoints        list (a scoped key: its own)
+ *   GET    /endpoints/:ep             one, with its settings    DELETE /endpoints/:ep  delete (admin; not `echo`)
+ *   GET    /endpoints/:ep/settings    every setting, defaults filled in
+ *   PATCH  /endpoints/:ep/settings    merge; `plan` is admin-only and must name a known plan
+ * A scoped key is refused (403) before an unknown endpoint is reported (404), so that it learns nothing
+ * about other endpoints.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { endpointNameProblem } from '../mock/index.js';
+import type { EndpointRecord } from '../store/index.js';
+import { requireAdmin, requireEndpointAccess } from './auth.js';
+import { planNameOf, planOf, plansFor } from './plans.js';
+import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
+import {
+  effectiveSettings,
+  mergeSettings,
+  Settings,
+  SettingsPatch,
+  type SettingsPatch as SettingsPatchT,
+} from './schemas/settings.js';
+import { detail, useTypeBox, validationError } from './schemas/validate.js';
 
-export async function endpointsApi(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
-  // Routes are added by the change that builds this group.
+const TAGS = ['Endpoints'];
+
+const Endpoint = Type.Object(
+  {
+    name: Type.String({ examples: ['shop'] }),
+    createdAt: Type.String({ description: 'ISO 8601 UTC' }),
+    plan: Type.String({ examples: ['unlimited'] }),
+    builtIn: Type.Boolean({ description: 'true for `echo`, which cannot be deleted' }),
+    host: Type.String({ description: 'the virtual host that reaches it', examples: ['shop.localhost'] }),
+    path: Type.String({ description: 'the path form that reaches it', examples: ['/e/shop/'] }),
+    settings: Type.Optional(Settings),
+  },
+  { title: 'Endpoint' },
+);
+
+const EndpointInput = Type.Object(
+  { name: Type.String({ maxLength: 100, examples: ['shop'] }) },
+  { additionalProperties: false },
+);
+
+/** A key scoped elsewhere gets 403 before an unknown endpoint gets 404. */
+export async function endpointFor(
+  ctx: AppContext,
+  request: FastifyRequest,
+  ep: string,
+): Promise<EndpointRecord> {
+  requireEndpointAccess(request, ep);
+  const rec = await ctx.store.getEndpoint(ep);
+  if (!rec) throw new AppError('not_found', `Endpoint "${ep}" does not exist.`);
+  return rec;
+}
+
+/** Refuses changes to the built-in `echo` endpoint, which always echoes. */
+export function refuseBuiltIn(ep: EndpointRecord): void {
+  if (ep.settings['builtIn'] === true)
+    throw new AppError(
+      'forbidden',
+      `The built-in "${ep.name}" endpoint always echoes; it cannot be changed.`,
+    );
+}
+
+export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  useTypeBox(app);
+  const plans = plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
+
+  function toJson(ep: EndpointRecord, withSettings: boolean) {
+    const plan = planNameOf(ctx.config, ep);
+    return {
+      name: ep.name,
+      createdAt: new Date(ep.createdAt).toISOString(),
+      plan,
+      builtIn: ep.settings['builtIn'] === true,
+      host: `${ep.name}.${ctx.config.baseDomain}`,
+      path: `/e/${ep.name}/`,
+      ...(withSettings ? { settings: effectiveSettings(ep.settings, plan) } : {}),
+    };
+  }
+
+  app.post<{ Body: { name: string } }>(
+    '/endpoints',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Create an endpoint (admin key)',
+        description: 'Reachable at once as `<name>.<BASE_DOMAIN>` and `/e/<name>/`. It gets DEFAULT_PLAN.',
+        body: EndpointInput,
+        querystring: NoQuery,
+        response: { 201: Endpoint },
+      },
+    },
+    async (request, reply) => {
+      requireAdmin(request);
+      const { name } = request.body;
+      const problem = endpointNameProblem(name);
+      if (problem) throw validationError([detail('/name', problem, name)]);
+      const rec: EndpointRecord = { name, createdAt: ctx.now(), settings: { plan: ctx.config.defaultPlan } };
+      if (!(await ctx.store.createEndpoint(rec)))
+        throw new AppError('conflict', `Endpoint "${name}" already exists.`);
+      return reply.code(201).send(toJson(rec, false));
+    },
+  );
+
+  app.get(
+    '/endpoints',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'List endpoints (a scoped key sees its own only)',
+        querystring: NoQuery,
+        response: { 200: DataOf(Type.Array(Endpoint)) },
+      },
+    },
+    async (request) => {
+      const scope = request.principal?.endpoint ?? null;
+      const all =
+        scope === null
+          ? await ctx.store.listEndpoints()
+          : [await ctx.store.getEndpoint(scope)].filter((e): e is EndpointRecord => e !== undefined);
+      return { data: all.map((e) => toJson(e, false)) };
+    },
+  );
+
+  app.get<{ Params: { ep: string } }>(
+    '/endpoints/:ep',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'One endpoint, with its settings',
+        params: EndpointParams,
+        querystring: NoQuery,
+        response: { 200: Endpoint },
+      },
+    },
+    async (request) => toJson(await endpointFor(ctx, request, request.params.ep), true),
+  );
+
+  app.delete<{ Params: { ep: string } }>(
+    '/endpoints/:ep',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Delete an endpoint with its rules, history, files, state and keys (admin key)',
+        description: 'The built-in `echo` endpoint cannot be deleted (403).',
+        params: EndpointParams,
+        querystring: NoQuery,
+        response: { 200: Type.Object({ name: Type.String(), deleted: Type.Literal(true) }) },
+      },
+    },
+    async (request) => {
+      requireAdmin(request);
+      const ep = await endpointFor(ctx, request, request.params.ep);
+      if (ep.settings['builtIn'] === true)
+        throw new AppError('forbidden', `The built-in "${ep.name}" endpoint cannot be deleted.`);
+      if (!(await ctx.store.deleteEndpoint(ep.name)))
+        throw new AppError('not_found', `Endpoint "${ep.name}" does not exist.`);
+      return { name: ep.name, deleted: true as const };
+    },
+  );
+
+  app.get<{ Params: { ep: string } }>(
+    '/endpoints/:ep/settings',
+    {
+      schema: {
+        tags: TAGS,
+        summary: "An endpoint's settings, defaults filled in",
+        params: EndpointParams,
+        querystring: NoQuery,
+        response: { 200: Settings },
+      },
+    },
+    async (request) => {
+      const ep = await endpointFor(ctx, request, request.params.ep);
+      return effectiveSettings(ep.settings, planNameOf(ctx.config, ep));
+    },
+  );
+
+  app.patch<{ Params: { ep: string }; Body: SettingsPatchT }>(
+    '/endpoints/:ep/settings',
+    {
+      schema: {
+        tags: TAGS,
+        summary: "Change an endpoint's settings (merged; nested objects field by field)",
+        description:
+          'Answers the settings after the change. `plan` may be changed by an admin key only; ' +
+          '`defaultResponse: null` removes the custom default response.',
+        params: EndpointParams,
+        querystring: NoQuery,
+        body: SettingsPatch,
+        response: { 200: Settings },
+      },
+    },
+    async (request) => {
+      const ep = await endpointFor(ctx, request, request.params.ep);
+      refuseBuiltIn(ep);
+      const patch = request.body;
+      const currentPlan = planNameOf(ctx.config, ep);
+      if (patch.plan !== undefined && patch.plan !== currentPlan) {
+        // A key scoped to the endpoint must not lift its own limits.
+        requireAdmin(request);
+        if (!Object.hasOwn(plans, patch.plan))
+          throw validationError([
+            detail('/plan', `Unknown plan; known plans: ${Object.keys(plans).join(', ')}`, patch.plan),
+          ]);
+      }
+      const stored = mergeSettings(ep.settings, patch);
+      const updated: EndpointRecord = { ...ep, settings: stored };
+      const settings = effectiveSettings(stored, planNameOf(ctx.config, updated));
+      if (settings.security.enabled && settings.security.headerKey === '')
+        throw validationError([
+          detail('/security/headerKey', 'Required when security is enabled', settings.security.headerKey),
+        ]);
+      const plan = planOf(ctx.config, updated);
+      if (!plan.proxy && typeof patch.proxy?.targetUrl === 'string')
+        throw new AppError('plan_limit', `The plan "${plan.name}" does not include the HTTP proxy.`);
+      if (!plan.tunnel && patch.localTunnel === true)
+        throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
+      await ctx.store.updateEndpointSettings(ep.name, stored);
+      ctx.events.publish({ endpoint: ep.name, name: 'settings.updated', data: settings });
+      return settings;
+    },
+  );
 }

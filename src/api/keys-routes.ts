@@ -1,7 +1,113 @@
-/** API key routes (/keys). */
+/**
+ * API key routes (SPEC §4), relative to /api/v2, admin key only:
+ *   POST /keys {endpoint?} → 201 {id, key, endpoint}: the clear key is shown in this answer only
+ *   GET /keys → ids, scopes and creation times (never a key or its hash) · DELETE /keys/:id revokes
+ * The last admin key cannot be revoked (409): nobody could manage the service any more.
+ */
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { requireAdmin } from './auth.js';
+import { createKey } from './keys.js';
+import { DataOf, Deleted, Nullable, NoQuery } from './schemas/common.js';
+import { useTypeBox } from './schemas/validate.js';
 
-export async function keysRoutesApi(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
-  // Routes are added by the change that builds this group.
+const TAGS = ['API keys'];
+
+const KeyInfo = Type.Object(
+  {
+    id: Type.String(),
+    endpoint: Nullable(Type.String({ description: 'null: an admin key' })),
+    createdAt: Type.String({ description: 'ISO 8601 UTC' }),
+  },
+  { title: 'ApiKey' },
+);
+
+const NewKey = Type.Object(
+  {
+    id: Type.String(),
+    key: Type.String({ description: 'mb_…; shown only in this answer', examples: ['mb_3q…'] }),
+    endpoint: Nullable(Type.String()),
+  },
+  { title: 'NewApiKey' },
+);
+
+export async function keysRoutesApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  useTypeBox(app);
+
+  app.post<{ Body: { endpoint?: string | null } }>(
+    '/keys',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Create an API key (admin key)',
+        description:
+          'With `endpoint`, the key may act on that endpoint only; without it (or null), it is another ' +
+          'admin key. An unknown endpoint is a 404.',
+        querystring: NoQuery,
+        body: Type.Object(
+          { endpoint: Type.Optional(Nullable(Type.String({ maxLength: 100, examples: ['shop'] }))) },
+          { additionalProperties: false },
+        ),
+        response: { 201: NewKey },
+      },
+    },
+    async (request, reply) => {
+      requireAdmin(request);
+      const endpoint = request.body.endpoint ?? null;
+      if (endpoint !== null && !(await ctx.store.getEndpoint(endpoint)))
+        throw new AppError('not_found', `Endpoint "${endpoint}" does not exist.`);
+      return reply.code(201).send(await createKey(ctx.store, endpoint));
+    },
+  );
+
+  app.get(
+    '/keys',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'List API keys (admin key); keys themselves are never shown',
+        querystring: NoQuery,
+        response: { 200: DataOf(Type.Array(KeyInfo)) },
+      },
+    },
+    async (request) => {
+      requireAdmin(request);
+      const keys = await ctx.store.listApiKeys();
+      return {
+        data: keys.map((k) => ({
+          id: k.id,
+          endpoint: k.endpoint,
+          createdAt: new Date(k.createdAt).toISOString(),
+        })),
+      };
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/keys/:id',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Revoke an API key (admin key)',
+        description: 'The last admin key cannot be revoked (409).',
+        params: Type.Object({ id: Type.String() }),
+        querystring: NoQuery,
+        response: { 200: Deleted },
+      },
+    },
+    async (request) => {
+      requireAdmin(request);
+      const { id } = request.params;
+      const keys = await ctx.store.listApiKeys();
+      const key = keys.find((k) => k.id === id);
+      if (!key) throw new AppError('not_found', `API key "${id}" does not exist.`);
+      if (key.endpoint === null && keys.filter((k) => k.endpoint === null).length === 1)
+        throw new AppError('conflict', 'This is the last admin key; create another one before revoking it.');
+      if (!(await ctx.store.deleteApiKey(id)))
+        throw new AppError('not_found', `API key "${id}" does not exist.`);
+      return { id, deleted: true as const };
+    },
+  );
 }

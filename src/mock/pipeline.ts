@@ -5,6 +5,8 @@
 import type { AppContext } from '../context.js';
 import type { CapturedRequest } from '../http/index.js';
 import type { Behavior, EndpointRecord } from '../store/index.js';
+import { planOf } from '../api/plans.js';
+import { errorBody } from '../errors.js';
 import type { Answer } from './record.js';
 
 export interface PipelineResult {
@@ -43,10 +45,45 @@ export function defaultAnswer(ep: EndpointRecord, c: CapturedRequest): Answer {
   };
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The plan's daily quota (SPEC §10): requests of the current UTC day, counted per endpoint by the
+ * shared rate limiter (the day is in the key, so every instance counts the same day). Over the quota:
+ * 429 quota_exceeded, recorded as `rejected`; undefined while within it.
+ */
+export async function dailyQuota(ctx: AppContext, ep: EndpointRecord): Promise<PipelineResult | undefined> {
+  const limit = planOf(ctx.config, ep).requestsPerDay;
+  if (limit === null) return undefined;
+  const now = ctx.now();
+  const day = new Date(now).toISOString().slice(0, 10);
+  const decision = await ctx.limiter.hit(`quota:${ep.name}:${day}`, limit, DAY_MS);
+  if (decision.allowed) return undefined;
+  const reset = (Math.floor(now / DAY_MS) + 1) * DAY_MS; // next midnight UTC
+  return {
+    behavior: 'rejected',
+    answer: {
+      status: 429,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'retry-after': String(Math.max(1, Math.ceil((reset - now) / 1000))),
+        'x-ratelimit-limit': String(limit),
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(reset / 1000),
+      },
+      body: JSON.stringify(
+        errorBody('quota_exceeded', `Endpoint "${ep.name}" has used its ${limit} requests of the day (UTC).`),
+      ),
+    },
+  };
+}
+
 export async function answerEndpoint(
-  _ctx: AppContext,
+  ctx: AppContext,
   ep: EndpointRecord,
   c: CapturedRequest,
 ): Promise<PipelineResult> {
+  const overQuota = await dailyQuota(ctx, ep);
+  if (overQuota) return overQuota;
   return { answer: defaultAnswer(ep, c), behavior: 'default' };
 }

@@ -1,0 +1,342 @@
+/**
+ * The mock-rule model (SPEC §4): TypeBox schemas for conditions, actions and rules, the checks a
+ * schema cannot express (regexes compile, weights sum to 100, values present where the operator needs
+ * one), and the rule's stored form. The matcher and the renderer read rules in this shape.
+ */
+import {
+  Type,
+  type SchemaOptions,
+  type Static,
+  type TLiteral,
+  type TSchema,
+  type TUnion,
+} from '@sinclair/typebox';
+import type { ErrorDetail } from '../../errors.js';
+import type { RuleRecord } from '../../store/index.js';
+import { Body, HeaderList, HeaderName, Status } from './common.js';
+import { detail, parseWith, validationError } from './validate.js';
+
+/** A union of string constants (TypeBox has no string enum of its own). */
+export function StringEnum<T extends string>(
+  values: readonly T[],
+  options: SchemaOptions = {},
+): TUnion<TLiteral<T>[]> {
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  );
+}
+
+export const RULE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', '*'] as const;
+const CALLOUT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const;
+
+/** Largest number of rules an endpoint holds, whatever its plan (bulk replace included). */
+export const MAX_RULES = 500;
+/** Longest delay a response may have, in milliseconds. */
+export const MAX_DELAY_MS = 600_000;
+
+export const RuleId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+const CondValue = Type.String({ maxLength: 4096 });
+const Key = Type.String({ minLength: 1, maxLength: 256 });
+const Delay = Type.Integer({ minimum: 0, maximum: MAX_DELAY_MS, default: 0, description: 'milliseconds' });
+const Url = Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://' });
+
+function cond<P extends Record<string, TSchema>, T extends string>(type: T, props: P, description: string) {
+  return Type.Object({ type: Type.Literal(type), ...props }, { additionalProperties: false, description });
+}
+
+export const Condition = Type.Union(
+  [
+    cond(
+      'path',
+      { operator: StringEnum(['equals', 'starts_with', 'contains', 'regex', 'template']), value: CondValue },
+      'The path without its query string; `template` is `/users/:id`.',
+    ),
+    cond(
+      'header',
+      { key: HeaderName, operator: StringEnum(['equals', 'contains', 'regex']), value: CondValue },
+      'A request header, by case-insensitive name.',
+    ),
+    cond(
+      'query_param',
+      {
+        key: Key,
+        operator: StringEnum(['equals', 'contains', 'regex', 'exists']),
+        value: Type.Optional(CondValue),
+      },
+      'A query parameter.',
+    ),
+    cond('body', { operator: StringEnum(['contains', 'regex']), value: CondValue }, 'The raw request body.'),
+    cond(
+      'body_param',
+      {
+        key: Type.String({ minLength: 1, maxLength: 256, description: 'dotted path, e.g. `user.tags.0`' }),
+        operator: StringEnum(['equals', 'not_equals', 'contains', 'not_contains', 'is_null', 'is_not_null']),
+        value: Type.Optional(CondValue),
+      },
+      'A value of the parsed JSON or form body.',
+    ),
+    cond(
+      'state',
+      {
+        key: Key,
+        stateType: StringEnum(['counter', 'string', 'list']),
+        operator: StringEnum([
+          'equals',
+          'not_equals',
+          'gt',
+          'gte',
+          'lt',
+          'lte',
+          'contains',
+          'not_contains',
+          'exists',
+          'not_exists',
+        ]),
+        value: Type.Optional(CondValue),
+      },
+      "The endpoint's persistent state; for a list, gt…lte compare its length.",
+    ),
+  ],
+  { discriminator: { propertyName: 'type' } },
+);
+
+const ResponseFields = {
+  status: Type.Optional({ ...Status, default: 200 }),
+  // No `default: []` on arrays: TypeBox would merge an object value into the default array.
+  headers: Type.Optional(HeaderList),
+  body: Type.Optional({ ...Body, default: '' }),
+  templated: Type.Optional(Type.Boolean({ default: false })),
+  delay: Type.Optional(Delay),
+};
+
+export const Action = Type.Union(
+  [
+    Type.Object({ type: Type.Literal('mock'), ...ResponseFields }, { additionalProperties: false }),
+    Type.Object(
+      {
+        type: Type.Literal('weighted'),
+        responses: Type.Array(
+          Type.Object(
+            {
+              name: Type.Optional(Type.String({ maxLength: 200, default: '' })),
+              weight: Type.Integer({ minimum: 0, maximum: 100 }),
+              ...ResponseFields,
+            },
+            { additionalProperties: false },
+          ),
+          { minItems: 1, maxItems: 100, description: 'weights sum to 100' },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('callout'),
+        behavior: StringEnum(['sync', 'async']),
+        callout: Type.Object(
+          {
+            url: Url,
+            method: Type.Optional(
+              StringEnum(CALLOUT_METHODS, { description: "default: the request's method" }),
+            ),
+            headers: Type.Optional(HeaderList),
+            body: Type.Optional(Body),
+            templated: Type.Optional(Type.Boolean({ default: false })),
+          },
+          { additionalProperties: false },
+        ),
+        ...ResponseFields,
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('crud'),
+        idField: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_$][A-Za-z0-9_$]*$', default: 'id' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { discriminator: { propertyName: 'type' } },
+);
+
+const ruleFields = {
+  enabled: Type.Optional(Type.Boolean({ default: true })),
+  method: Type.Optional(StringEnum(RULE_METHODS, { default: '*' })),
+  description: Type.Optional(Type.String({ maxLength: 1000, default: '' })),
+  conditions: Type.Array(Condition, { minItems: 1, maxItems: 5, description: 'all must hold' }),
+  action: Action,
+};
+
+/** A rule as written by a client; `id` is kept by bulk replace and ignored elsewhere. */
+export const RuleInput = Type.Object(
+  { id: Type.Optional(RuleId), ...ruleFields },
+  { additionalProperties: false, title: 'RuleInput' },
+);
+
+/** A rule as the API returns it. */
+export const Rule = Type.Object(
+  {
+    id: RuleId,
+    enabled: Type.Boolean(),
+    method: StringEnum(RULE_METHODS),
+    description: Type.String(),
+    conditions: ruleFields.conditions,
+    action: Action,
+  },
+  { title: 'Rule' },
+);
+
+/** PATCH: top-level fields replace, `action` merges into an action of the same type; the result is validated whole. */
+export const RulePatch = Type.Object(
+  {
+    id: Type.Optional(Type.String()),
+    enabled: Type.Optional(Type.Boolean()),
+    method: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    conditions: Type.Optional(Type.Array(Type.Unknown())),
+    action: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false, title: 'RulePatch' },
+);
+
+export type Rule = Static<typeof Rule>;
+export type Condition = Static<typeof Condition>;
+export type Action = Static<typeof Action>;
+/** A rule without its id: what the store keeps as the rule's document. */
+export type RuleData = Omit<Rule, 'id'>;
+
+const VALUELESS = new Set(['exists', 'not_exists', 'is_null', 'is_not_null']);
+const TEMPLATE_SEGMENT = /^(:[A-Za-z_][A-Za-z0-9_]*|[^:]*)$/;
+
+function conditionProblems(c: Condition, path: string): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const value = (c as { value?: string }).value;
+  if (value === undefined) {
+    if (!VALUELESS.has(c.operator))
+      out.push(detail(`${path}/value`, `Required for operator "${c.operator}"`));
+    return out;
+  }
+  if (c.operator === 'regex') {
+    try {
+      new RegExp(value);
+    } catch (err) {
+      out.push(detail(`${path}/value`, `Not a valid regular expression: ${(err as Error).message}`, value));
+    }
+  }
+  if (
+    c.type === 'path' &&
+    ['equals', 'starts_with', 'template'].includes(c.operator) &&
+    !value.startsWith('/')
+  )
+    out.push(detail(`${path}/value`, 'A path starts with "/"', value));
+  if (
+    c.type === 'path' &&
+    c.operator === 'template' &&
+    !value.split('/').every((s) => TEMPLATE_SEGMENT.test(s))
+  )
+    out.push(
+      detail(`${path}/value`, 'A template parameter is ":" followed by a name, e.g. /users/:id', value),
+    );
+  if (c.type === 'state' && c.stateType === 'counter' && !/^-?\d+$/.test(value))
+    out.push(detail(`${path}/value`, 'A counter is compared with a whole number', value));
+  return out;
+}
+
+/** Problems the schema cannot see: compiling regexes, weights, values the operator needs. */
+function ruleProblems(rule: RuleData, base: string): ErrorDetail[] {
+  const out = rule.conditions.flatMap((c, i) => conditionProblems(c, `${base}/conditions/${i}`));
+  const a = rule.action;
+  if (a.type === 'weighted') {
+    const sum = a.responses.reduce((n, r) => n + r.weight, 0);
+    if (sum !== 100)
+      out.push(detail(`${base}/action/responses`, `Weights must sum to 100 (they sum to ${sum})`, sum));
+  }
+  if (a.type === 'callout') {
+    try {
+      new URL(a.callout.url);
+    } catch {
+      out.push(detail(`${base}/action/callout/url`, 'Not a valid URL', a.callout.url));
+    }
+  }
+  return out;
+}
+
+/** Completes the header lists left out (array defaults are filled here, not by the schema). */
+function fillHeaders(a: Action): void {
+  if (a.type === 'mock') a.headers ??= [];
+  if (a.type === 'weighted') for (const r of a.responses) r.headers ??= [];
+  if (a.type === 'callout') {
+    a.headers ??= [];
+    a.callout.headers ??= [];
+  }
+}
+
+/** Validates one rule and completes its defaults; `base` prefixes the error paths. Throws 400. */
+export function parseRule(input: unknown, base = ''): Rule | RuleData {
+  const r = parseWith<RuleData & { id?: string }>(RuleInput, input, base);
+  const problems = ruleProblems(r, base);
+  if (problems.length > 0) throw validationError(problems);
+  fillHeaders(r.action);
+  // A stable field order, whatever order the client wrote.
+  const rule: RuleData = {
+    enabled: r.enabled,
+    method: r.method,
+    description: r.description,
+    conditions: r.conditions,
+    action: r.action,
+  };
+  return r.id === undefined ? rule : { id: r.id, ...rule };
+}
+
+/**
+ * Validates a list of rules (bulk replace) and reports every problem of every rule at once, each
+ * path under `/rules/<index>`. Ids given are kept, others are generated; a repeated id is a 400.
+ */
+export function parseRuleList(inputs: unknown[], newId: () => string): Rule[] {
+  const details: ErrorDetail[] = [];
+  const out: Rule[] = [];
+  const seen = new Set<string>();
+  inputs.forEach((input, i) => {
+    try {
+      const r = parseRule(input, `/rules/${i}`) as RuleData & { id?: string };
+      const id = r.id ?? newId();
+      if (seen.has(id)) details.push(detail(`/rules/${i}/id`, 'Duplicate rule id', id));
+      seen.add(id);
+      out.push({ ...r, id });
+    } catch (err) {
+      details.push(...((err as { details?: ErrorDetail[] }).details ?? []));
+    }
+  });
+  if (details.length > 0) throw validationError(details);
+  return out;
+}
+
+/** Whether any response of the rule is rendered as a template (a plan feature, SPEC §10). */
+export function isTemplated(rule: RuleData): boolean {
+  const a = rule.action;
+  switch (a.type) {
+    case 'mock':
+      return a.templated === true;
+    case 'weighted':
+      return a.responses.some((r) => r.templated === true);
+    case 'callout':
+      return a.templated === true || a.callout.templated === true;
+    case 'crud':
+      return false;
+  }
+}
+
+/** The stored record of a rule (its document is everything but the id). */
+export function toRecord(rule: Rule): RuleRecord {
+  const { id, enabled, method, description, conditions, action } = rule;
+  return { id, data: { enabled, method, description, conditions, action } };
+}
+
+/** The API form of a stored rule: id first, then the document. */
+export function fromRecord(rec: RuleRecord): Rule {
+  return { id: rec.id, ...(rec.data as unknown as RuleData) };
+}

@@ -1,0 +1,163 @@
+/**
+ * Endpoint settings (SPEC §4): the PATCH schema, the defaults a GET shows, and the merge. The store
+ * keeps only what was set (plus the plan), so that a default changed in a later version reaches
+ * endpoints that never set it; readers (the pipeline) treat a missing field as its default.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import type { Json, JsonObject } from '../../store/index.js';
+import { Body, HeaderList, HeaderName, Nullable, Status } from './common.js';
+import { StringEnum } from './rules.js';
+
+const HeaderMap = Type.Record(Type.String(), Type.String({ maxLength: 8192 }), {
+  description: 'header name to value',
+});
+
+const DefaultResponse = Type.Object(
+  {
+    status: Type.Optional(Status),
+    headers: Type.Optional(Type.Union([HeaderMap, HeaderList])),
+    body: Type.Optional(Body),
+  },
+  { additionalProperties: false },
+);
+
+/** Every field optional: PATCH merges (nested objects field by field); null clears a nullable field. */
+export const SettingsPatch = Type.Object(
+  {
+    proxy: Type.Optional(
+      Type.Object(
+        {
+          targetUrl: Type.Optional(
+            Nullable(Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://' })),
+          ),
+          ignoreSSLErrors: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    localTunnel: Type.Optional(Type.Boolean()),
+    cors: Type.Optional(
+      Type.Object(
+        {
+          origins: Type.Optional(
+            Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+              maxItems: 100,
+              description: '"*" or origins such as https://app.example.com',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    rateLimit: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          rate: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+          period: Type.Optional(StringEnum(['Second', 'Minute', 'Hour'])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    security: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          headerKey: Type.Optional(Type.Union([HeaderName, Type.Literal('')])),
+          headerValue: Type.Optional(Type.String({ maxLength: 4096 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    defaultResponse: Type.Optional(Nullable(DefaultResponse)),
+    rules: Type.Optional(
+      Type.Object({ enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+    ),
+    locale: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 20,
+        pattern: '^[a-z]{2,3}(_[A-Za-z0-9]+)*$',
+        examples: ['de_AT'],
+      }),
+    ),
+    plan: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+  },
+  { additionalProperties: false, title: 'SettingsPatch' },
+);
+
+/** The settings as a GET shows them: every field, defaults filled in. */
+export const Settings = Type.Object(
+  {
+    proxy: Type.Object({ targetUrl: Nullable(Type.String()), ignoreSSLErrors: Type.Boolean() }),
+    localTunnel: Type.Boolean(),
+    cors: Type.Object({ origins: Type.Array(Type.String()) }),
+    rateLimit: Type.Object({
+      enabled: Type.Boolean(),
+      rate: Type.Integer(),
+      period: StringEnum(['Second', 'Minute', 'Hour']),
+    }),
+    security: Type.Object({ enabled: Type.Boolean(), headerKey: Type.String(), headerValue: Type.String() }),
+    defaultResponse: Nullable(DefaultResponse),
+    rules: Type.Object({ enabled: Type.Boolean() }),
+    locale: Type.String(),
+    plan: Type.String(),
+  },
+  { title: 'Settings' },
+);
+
+export type SettingsPatch = Static<typeof SettingsPatch>;
+export type Settings = Static<typeof Settings>;
+
+/** Nested objects merged field by field by PATCH (defaultResponse too, its headers replaced whole). */
+const NESTED = ['proxy', 'cors', 'rateLimit', 'security', 'defaultResponse', 'rules'] as const;
+
+/** The defaults of every setting but the plan, which comes from the configuration. */
+export function defaultSettings(plan: string): Settings {
+  return {
+    proxy: { targetUrl: null, ignoreSSLErrors: false },
+    localTunnel: false,
+    cors: { origins: [] },
+    rateLimit: { enabled: false, rate: 100, period: 'Minute' },
+    security: { enabled: false, headerKey: '', headerValue: '' },
+    defaultResponse: null,
+    rules: { enabled: true },
+    locale: 'en',
+    plan,
+  };
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Applies a validated patch to the stored settings: nested objects merge field by field, a null
+ * `defaultResponse` removes the custom default response. Fields outside the schema (the echo
+ * endpoint's `builtIn`) are kept.
+ */
+export function mergeSettings(stored: JsonObject, patch: SettingsPatch): JsonObject {
+  const out: JsonObject = { ...stored };
+  for (const [k, v] of Object.entries(patch) as [string, Json | undefined][]) {
+    if (v === undefined) continue;
+    if (k === 'defaultResponse' && v === null) delete out[k];
+    else if ((NESTED as readonly string[]).includes(k) && isObject(v))
+      out[k] = { ...(isObject(out[k]) ? out[k] : {}), ...v };
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** The stored settings completed with the defaults: what GET answers and what the pipeline should assume. */
+export function effectiveSettings(stored: JsonObject, plan: string): Settings {
+  const d = defaultSettings(plan) as unknown as JsonObject;
+  const out: JsonObject = { ...d };
+  for (const k of Object.keys(d)) {
+    const v = stored[k];
+    if (v === undefined) continue;
+    out[k] =
+      (NESTED as readonly string[]).includes(k) && isObject(v) && isObject(d[k]) ? { ...d[k], ...v } : v;
+  }
+  out['plan'] = plan;
+  return out as unknown as Settings;
+}

@@ -1,0 +1,156 @@
+/**
+ * TypeBox validation for the management API. Route schemas are TypeBox types: this module compiles
+ * them for Fastify (so that one schema validates, types the handler and feeds the OpenAPI document)
+ * and turns TypeBox's findings into the documented error details: a JSON pointer into the input,
+ * what is wrong, and what was received. Discriminated unions (rule actions and conditions) are
+ * explained against the member their `type` names, so a bad status reads "/action/status", not
+ * "/action: Expected union value".
+ */
+import type { FastifyInstance } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { Value, ValueErrorType } from '@sinclair/typebox/value';
+import { AppError, type ErrorDetail } from '../../errors.js';
+
+const RECEIVED_MAX = 200;
+
+/** The received value as the error details show it: JSON text, cut to a readable length. */
+export function received(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value);
+  return text.length > RECEIVED_MAX ? text.slice(0, RECEIVED_MAX) + '…' : text;
+}
+
+/** One error detail. */
+export function detail(path: string, message: string, value?: unknown): ErrorDetail {
+  const r = received(value);
+  return r === undefined ? { path: path || '/', message } : { path: path || '/', message, received: r };
+}
+
+/** The 400 validation_error carrying `details`. */
+export function validationError(details: ErrorDetail[], message?: string): AppError {
+  const first = details[0];
+  return new AppError(
+    'validation_error',
+    message ?? (first ? `${first.path}: ${first.message}` : 'The request is not valid.'),
+    { details },
+  );
+}
+
+interface DiscriminatedUnion {
+  anyOf: TSchema[];
+  discriminator: { propertyName: string };
+}
+
+function isDiscriminated(schema: unknown): schema is DiscriminatedUnion {
+  const s = schema as Partial<DiscriminatedUnion> | undefined;
+  return Array.isArray(s?.anyOf) && typeof s?.discriminator?.propertyName === 'string';
+}
+
+/** The constant a union member holds for the discriminator property, if any. */
+function tagOf(member: TSchema, prop: string): unknown {
+  const p = (member as { properties?: Record<string, { const?: unknown }> }).properties?.[prop];
+  return p?.const;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Whether a union member's JSON type is the type of `v` (an integer schema takes any number). */
+function typeMatches(member: TSchema, v: unknown): boolean {
+  const t = (member as { type?: unknown }).type;
+  const actual = v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+  return t === actual || (t === 'integer' && actual === 'number');
+}
+
+/** Finds every problem of `value` against `schema`, paths prefixed by `base`. */
+function collect(schema: TSchema, value: unknown, base: string, out: ErrorDetail[]): void {
+  if (isDiscriminated(schema)) {
+    const prop = schema.discriminator.propertyName;
+    if (!isObject(value)) {
+      out.push(detail(base, 'Expected object', value));
+      return;
+    }
+    const tags = schema.anyOf.map((m) => tagOf(m, prop));
+    const member = schema.anyOf.find((m) => tagOf(m, prop) === value[prop]);
+    if (!member) {
+      const message =
+        value[prop] === undefined ? 'Expected required property' : `Expected one of: ${tags.join(', ')}`;
+      out.push(detail(`${base}/${prop}`, message, value[prop]));
+      return;
+    }
+    collect(member, value, base, out);
+    return;
+  }
+  for (const e of Value.Errors(schema, value)) {
+    const path = base + e.path;
+    if (e.type === ValueErrorType.Union && isDiscriminated(e.schema)) {
+      collect(e.schema, e.value, path, out);
+      continue;
+    }
+    let message = e.message;
+    const anyOf = (e.schema as { anyOf?: (TSchema & { const?: unknown })[] }).anyOf;
+    if (e.type === ValueErrorType.Union && anyOf) {
+      if (anyOf.every((m) => m.const !== undefined)) {
+        message = `Expected one of: ${anyOf.map((m) => String(m.const)).join(', ')}`;
+      } else {
+        // A nullable value or a value of several shapes: explain against the member of its JSON type.
+        const same = anyOf.filter((m) => typeMatches(m, e.value));
+        if (same.length === 1) {
+          collect(same[0]!, e.value, path, out);
+          continue;
+        }
+        message = `Expected ${anyOf.map((m) => (typeof m['type'] === 'string' ? m['type'] : 'value')).join(' or ')}`;
+      }
+    }
+    out.push(detail(path, message, e.value));
+  }
+}
+
+/** Every problem of `value` against `schema`, one per path (the first, most telling one). */
+export function explain(schema: TSchema, value: unknown, base = ''): ErrorDetail[] {
+  const all: ErrorDetail[] = [];
+  collect(schema, value, base, all);
+  const seen = new Set<string>();
+  return all.filter((d) => (seen.has(d.path) ? false : (seen.add(d.path), true)));
+}
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+function checkerFor(schema: TSchema): TypeCheck<TSchema> {
+  let c = compiled.get(schema);
+  if (!c) compiled.set(schema, (c = TypeCompiler.Compile(schema)));
+  return c;
+}
+
+/**
+ * Applies `schema`'s defaults to a copy of `value` and checks it. Returns the completed value, or
+ * throws the 400 validation_error with every finding.
+ */
+export function parseWith<T>(schema: TSchema, value: unknown, base = ''): T {
+  const v = Value.Default(schema, Value.Clone(value));
+  if (checkerFor(schema).Check(v)) return v as T;
+  throw validationError(explain(schema, v, base));
+}
+
+/**
+ * Makes the routes of `app` (an encapsulated plugin) validate their TypeBox schemas with TypeBox and
+ * answer errors as 400 validation_error with JSON-pointer details. A missing body validates as `{}`,
+ * so that a missing field is reported by name. Responses are written with JSON.stringify: the
+ * response schemas document the API (OpenAPI) without trimming what handlers send.
+ */
+export function useTypeBox(app: FastifyInstance): void {
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const s = schema as TSchema;
+    return (data: unknown) => {
+      const input = httpPart === 'body' && (data === null || data === undefined) ? {} : data;
+      try {
+        return { value: parseWith<unknown>(s, input) };
+      } catch (err) {
+        return { error: err as Error };
+      }
+    };
+  });
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+}
