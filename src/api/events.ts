@@ -1,7 +1,67 @@
-/** Server-Sent-Events stream (/endpoints/:ep/events). */
+/**
+ * The live event stream of one endpoint (SPEC §4 "Real-time events"): GET /endpoints/:ep/events,
+ * Server-Sent Events fed by the event bus. Browsers' EventSource cannot send headers, so the key may
+ * also come as `?access_token=` (checked by the API's onRequest hook). Open streams are ended when
+ * the server closes, else they would hold `fastify.close()` until every dashboard went away.
+ */
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { requireEndpointAccess } from './auth.js';
+import { EndpointParams, errorResponses } from './history-schemas.js';
+import { rejectUnknownQuery } from './history-query.js';
+import { openSse, type SseStream } from './sse.js';
 
-export async function eventsApi(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
-  // Routes are added by the change that builds this group.
+const EventsQuery = Type.Object(
+  {
+    access_token: Type.Optional(
+      Type.String({ minLength: 1, description: 'The API key, for clients that cannot send headers.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Registers the event stream on `app` (an encapsulated scope under /api/v2) and ends it on close. */
+export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const streams = new Set<SseStream>();
+
+  api.addHook('preValidation', rejectUnknownQuery);
+  // preClose runs before the server waits for open connections to end.
+  api.addHook('preClose', async () => {
+    for (const s of [...streams]) s.close();
+  });
+
+  api.get(
+    '/endpoints/:ep/events',
+    {
+      schema: {
+        tags: ['Events'],
+        summary: 'Live events of an endpoint (text/event-stream)',
+        description:
+          'Server-Sent Events: `event: <name>` and `data: <json>` per event (request.created, requests.deleted, ' +
+          'rule.created, rule.updated, rule.deleted, rules.deleted, rules.reordered, settings.updated, ' +
+          'tunnel.connected, tunnel.disconnected), a comment every 15 s as a heartbeat.',
+        params: EndpointParams,
+        querystring: EventsQuery,
+        response: errorResponses,
+      },
+    },
+    async (request, reply) => {
+      const { ep } = request.params;
+      requireEndpointAccess(request, ep);
+      if (!(await ctx.store.getEndpoint(ep)))
+        throw new AppError('not_found', `Endpoint "${ep}" does not exist.`);
+      reply.hijack();
+      const stream = openSse(reply.raw);
+      const unsubscribe = ctx.events.subscribe(ep, (e) => stream.send(e.name, e.data));
+      streams.add(stream);
+      stream.onClose(() => {
+        unsubscribe();
+        streams.delete(stream);
+      });
+    },
+  );
 }

@@ -1,7 +1,198 @@
-/** Request-history routes (/endpoints/:ep/requests…). */
-import type { FastifyInstance } from 'fastify';
+/**
+ * Request-history routes (SPEC §4 "Request history"), relative to /api/v2:
+ *   GET    /endpoints/:ep/requests                      list, newest first, cursor pages, filters
+ *   DELETE /endpoints/:ep/requests                      delete every entry matching the filters
+ *   GET    /endpoints/:ep/requests/:id                  one entry, verbose
+ *   DELETE /endpoints/:ep/requests/:id                  one entry
+ *   GET    /endpoints/:ep/requests/:id/files/:fieldName an uploaded file, with its type and name
+ * Each route checks the key's scope (403) before the endpoint's existence (404), so that a scoped
+ * key learns nothing about other endpoints.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { decodeCursor, type HistoryFilter } from '../store/index.js';
+import { requireEndpointAccess } from './auth.js';
+import {
+  DeletedMany,
+  DeletedOne,
+  DeleteQuery,
+  EndpointParams,
+  errorResponses,
+  FileParams,
+  GetQuery,
+  ListQuery,
+  NoQuery,
+  RequestList,
+  RequestParams,
+  RequestRecord,
+} from './history-schemas.js';
+import { rejectUnknownQuery, toFilter, toRecord } from './history-query.js';
 
-export async function historyApi(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
-  // Routes are added by the change that builds this group.
+const TAGS = ['Request history'];
+
+/** A Content-Type safe to send back as a header; anything odd becomes a plain byte stream. */
+function safeContentType(value: string): string {
+  return /^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"\r\n]*"|[\w.+-]+))*$/.test(value)
+    ? value
+    : 'application/octet-stream';
+}
+
+/** `attachment` with an ASCII fallback name and the exact name in RFC 5987 form. */
+function contentDisposition(fileName: string): string {
+  const name = fileName === '' ? 'file' : fileName;
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  // RFC 5987 attr-chars: encodeURIComponent leaves ' ( ) * as they are, which are not allowed there.
+  const exact = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase(),
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}
+
+/** Registers the history routes on `app` (an encapsulated scope under /api/v2). */
+export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.addHook('preValidation', rejectUnknownQuery);
+
+  /** 403 for a key scoped elsewhere, then 404 for an unknown endpoint. */
+  async function endpointFor(request: FastifyRequest, ep: string): Promise<string> {
+    requireEndpointAccess(request, ep);
+    if (!(await ctx.store.getEndpoint(ep)))
+      throw new AppError('not_found', `Endpoint "${ep}" does not exist.`);
+    // Entries answered a moment ago may still wait in the batch writer: read and delete what the caller saw.
+    await ctx.history.flush();
+    return ep;
+  }
+
+  /** A Postgres regex can fail where JavaScript's compiled (the flavours differ): that is the caller's 400. */
+  async function withRegexErrors<T>(filter: HistoryFilter, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (filter.path && 'regex' in filter.path && (err as { code?: string }).code === '2201B') {
+        throw new AppError('validation_error', 'Query parameter "path" is not a valid regular expression.', {
+          details: [{ path: '/path', message: (err as Error).message, received: `/${filter.path.regex}/` }],
+        });
+      }
+      throw err;
+    }
+  }
+
+  api.get(
+    '/endpoints/:ep/requests',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'List recorded requests, newest first',
+        params: EndpointParams,
+        querystring: ListQuery,
+        response: { 200: RequestList, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const ep = await endpointFor(request, request.params.ep);
+      const { limit = 20, cursor, mode, ...filters } = request.query;
+      if (cursor !== undefined && !decodeCursor(cursor)) {
+        throw new AppError('validation_error', 'Query parameter "cursor" is not a cursor of this API.', {
+          details: [{ path: '/cursor', message: 'is not a cursor of this API', received: cursor }],
+        });
+      }
+      const filter = toFilter(filters, ctx.now());
+      const page = await withRegexErrors(filter, () => ctx.store.listHistory(ep, filter, limit, cursor));
+      return {
+        data: page.data.map((e) => toRecord(e, mode === 'verbose')),
+        pagination: { cursor: page.cursor, hasMore: page.hasMore, limit },
+      };
+    },
+  );
+
+  api.delete(
+    '/endpoints/:ep/requests',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Delete recorded requests matching the filters (all of them with no filter)',
+        params: EndpointParams,
+        querystring: DeleteQuery,
+        response: { 200: DeletedMany, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const ep = await endpointFor(request, request.params.ep);
+      const filter = toFilter(request.query, ctx.now());
+      const count = await withRegexErrors(filter, () => ctx.store.deleteHistory(ep, filter));
+      ctx.events.publish({ endpoint: ep, name: 'requests.deleted', data: { count } });
+      return { deleted: true as const, count };
+    },
+  );
+
+  api.get(
+    '/endpoints/:ep/requests/:id',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'One recorded request, with headers and bodies',
+        params: RequestParams,
+        querystring: GetQuery,
+        response: { 200: RequestRecord, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const ep = await endpointFor(request, request.params.ep);
+      const entry = await ctx.store.getHistory(ep, request.params.id);
+      if (!entry) throw new AppError('not_found', `Request "${request.params.id}" is not in the history.`);
+      return toRecord(entry, true);
+    },
+  );
+
+  api.delete(
+    '/endpoints/:ep/requests/:id',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Delete one recorded request and its files',
+        params: RequestParams,
+        querystring: NoQuery,
+        response: { 200: DeletedOne, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const ep = await endpointFor(request, request.params.ep);
+      const { id } = request.params;
+      if (!(await ctx.store.deleteHistoryEntry(ep, id))) {
+        throw new AppError('not_found', `Request "${id}" is not in the history.`);
+      }
+      ctx.events.publish({ endpoint: ep, name: 'requests.deleted', data: { count: 1, ids: [id] } });
+      return { id, deleted: true as const };
+    },
+  );
+
+  // Untyped (the body is the file's bytes, not JSON): the schema still validates and documents it.
+  const fileSchema = {
+    tags: TAGS,
+    summary: 'Download a file uploaded with a recorded multipart request',
+    params: FileParams,
+    querystring: NoQuery,
+    response: errorResponses,
+  };
+  app.get<{ Params: FileParams }>(
+    '/endpoints/:ep/requests/:id/files/:fieldName',
+    { schema: fileSchema },
+    async (request, reply) => {
+      const ep = await endpointFor(request, request.params.ep);
+      const { id, fieldName } = request.params;
+      const file = await ctx.store.getHistoryFile(ep, id, fieldName);
+      if (!file) throw new AppError('not_found', `Request "${id}" has no file in the field "${fieldName}".`);
+      // The bytes are whatever a stranger uploaded to the mock: never let a browser render them on
+      // the dashboard's origin (attachment, no sniffing, sandboxed if opened anyway).
+      return reply
+        .header('content-type', safeContentType(file.contentType))
+        .header('content-disposition', contentDisposition(file.fileName))
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(file.data);
+    },
+  );
 }

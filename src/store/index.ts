@@ -3,3 +3,4 @@ export type * from './types.js';
 export { openStore, openSqliteStore, openPostgresStore } from './open.js';
 export { KyselyStore, decodeCursor } from './kysely-store.js';
 export { HistoryWriter } from './history-writer.js';
+export { pruneHistoryOnce, startHistoryRetention } from './retention.js';

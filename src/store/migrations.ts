@@ -110,6 +110,17 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('totp_last_used').on('totp_secrets').column('last_used_at').execute();
       },
     },
+    // History filtered by status (the dashboard's "show me the 500s", and deletes by status): without
+    // it a rare status makes a list page scan the endpoint's whole history (bench/history.ts).
+    '0002_history_status_index': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createIndex('requests_endpoint_status_created')
+          .on('requests')
+          .columns(['endpoint', 'status', 'created_at', 'id'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -1,0 +1,170 @@
+/**
+ * TypeBox schemas of the request-history API (SPEC §4 "Request history"): the filter query shared by
+ * the list and the bulk delete, the path parameters, and the response shapes. They validate the
+ * requests, type the handlers and feed the API's OpenAPI document.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import type { Behavior } from '../store/index.js';
+
+export const BEHAVIORS: readonly Behavior[] = [
+  'echo',
+  'mock-rule',
+  'tunnel',
+  'proxy',
+  'oas',
+  'default',
+  'crud',
+  'callout',
+  'rejected',
+];
+
+/** Longest text filter (path, bodies): bounds the work one filter can ask of the database. */
+export const MAX_FILTER_TEXT = 1000;
+
+/**
+ * ISO 8601 UTC timestamp: `2026-05-15T02:46:30Z`, seconds and fraction optional, `Z` or `+00:00`.
+ * The pattern checks the form; history-query.ts checks that the date exists (no 30 February).
+ */
+export const ISO_UTC_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]00:?00)$';
+
+/** `30s`, `15m`, `1h`, `7d`: a positive whole number and a unit. */
+export const DATE_RANGE_PATTERN = '^[1-9][0-9]{0,5}[smhd]$';
+
+const isoUtc = (description: string) =>
+  Type.String({ pattern: ISO_UTC_PATTERN, description, examples: ['2026-05-15T02:46:30Z'] });
+
+const text = (description: string) => Type.String({ minLength: 1, maxLength: MAX_FILTER_TEXT, description });
+
+/** The seed's filters, combined with AND. Shared by the list (GET) and the bulk delete. */
+export const filterProperties = {
+  dateFrom: Type.Optional(isoUtc('Entries received at or after this instant (ISO 8601 UTC).')),
+  dateTo: Type.Optional(isoUtc('Entries received at or before this instant (ISO 8601 UTC).')),
+  dateRange: Type.Optional(
+    Type.String({
+      pattern: DATE_RANGE_PATTERN,
+      description:
+        'Entries from this long ago until now: a number and s, m, h or d (`30s`, `15m`, `1h`, `7d`).',
+      examples: ['1h'],
+    }),
+  ),
+  method: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z][A-Za-z-]{0,31}$',
+      description: 'HTTP method of the recorded request (case-insensitive).',
+    }),
+  ),
+  path: Type.Optional(
+    text('Substring of the path (query string included), or a regular expression written `/…/`.'),
+  ),
+  status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: 'Response status.' })),
+  behavior: Type.Optional(Type.String({ enum: [...BEHAVIORS], description: 'What answered the request.' })),
+  ruleMatched: Type.Optional(
+    Type.Boolean({ description: '`true`: a rule answered; `false`: the fallback chain did.' }),
+  ),
+  requestBody: Type.Optional(text('Substring of the recorded request body (case-sensitive).')),
+  responseBody: Type.Optional(text('Substring of the recorded response body (case-sensitive).')),
+};
+
+export const EndpointParams = Type.Object({ ep: Type.String({ minLength: 1, maxLength: 100 }) });
+export const RequestParams = Type.Object({
+  ep: Type.String({ minLength: 1, maxLength: 100 }),
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+});
+export const FileParams = Type.Object({
+  ep: Type.String({ minLength: 1, maxLength: 100 }),
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  fieldName: Type.String({ minLength: 1, maxLength: 1000 }),
+});
+
+// A plain string enum (not a union of literals): one clear ajv message, one `enum` in the document.
+const Mode = Type.String({
+  enum: ['summary', 'verbose'],
+  description: '`verbose` adds request and response headers and bodies.',
+});
+
+export const ListQuery = Type.Object(
+  {
+    ...filterProperties,
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size.' })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: '`pagination.cursor` of the previous page.',
+      }),
+    ),
+    mode: Type.Optional(Mode),
+  },
+  { additionalProperties: false },
+);
+export type ListQuery = Static<typeof ListQuery>;
+
+export const DeleteQuery = Type.Object(filterProperties, { additionalProperties: false });
+export type DeleteQuery = Static<typeof DeleteQuery>;
+export type FileParams = Static<typeof FileParams>;
+
+/** One entry is always verbose; `mode` is accepted so that a client may send it everywhere. */
+export const GetQuery = Type.Object({ mode: Type.Optional(Mode) }, { additionalProperties: false });
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+const Headers = Type.Record(Type.String(), Type.String());
+
+export const FileMeta = Type.Object({
+  name: Type.String({ description: 'Form field name.' }),
+  fileName: Type.String(),
+  contentType: Type.String(),
+  size: Type.Integer(),
+});
+
+/** An entry: the summary fields always, `request` and `response` in verbose mode. */
+export const RequestRecord = Type.Object({
+  id: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  method: Type.String(),
+  path: Type.String({ description: 'Path with query string, as the endpoint saw it.' }),
+  ip: Type.String(),
+  status: Type.Integer(),
+  behavior: Type.String({ enum: [...BEHAVIORS] }),
+  rule: Type.Object({ matched: Type.Boolean(), ruleId: Type.Union([Type.String(), Type.Null()]) }),
+  durationMs: Type.Number(),
+  files: Type.Array(FileMeta),
+  requestBodyTruncated: Type.Boolean(),
+  responseBodyTruncated: Type.Boolean(),
+  problems: Type.Array(Type.String(), { description: 'Template or pipeline problems noted.' }),
+  request: Type.Optional(Type.Object({ headers: Headers, body: Type.String() })),
+  response: Type.Optional(Type.Object({ headers: Headers, body: Type.String() })),
+});
+export type RequestRecord = Static<typeof RequestRecord>;
+
+export const RequestList = Type.Object({
+  data: Type.Array(RequestRecord),
+  pagination: Type.Object({
+    cursor: Type.Union([Type.String(), Type.Null()]),
+    hasMore: Type.Boolean(),
+    limit: Type.Integer(),
+  }),
+});
+
+export const DeletedMany = Type.Object({ deleted: Type.Literal(true), count: Type.Integer() });
+export const DeletedOne = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+
+/** The one error body of src/errors.ts, for the document. */
+export const ErrorResponse = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object({ path: Type.String(), message: Type.String(), received: Type.Optional(Type.String()) }),
+      ),
+    ),
+  }),
+});
+
+/** Error responses every history route may give. */
+export const errorResponses = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+};
