@@ -1,0 +1,120 @@
+/**
+ * Echo throughput: a bare node:http echo (the baseline) against Mockingbird's echo with history
+ * recording on, both started here on loopback, loaded alternately with autocannon (50 connections,
+ * no pipelining). Prints req/s and p99 latency of each, and the ratio. Target: ratio >= 0.85.
+ *
+ *   npm run bench:echo            (ROUNDS=3 DURATION=8 by default)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
+const DURATION = Number(process.env['DURATION'] ?? 8);
+const CONNECTIONS = 50;
+
+/** The baseline: the same echo fields, computed by hand with node:http and nothing else. */
+const BARE = `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const headers = {};
+    for (let i = 0; i < req.rawHeaders.length; i += 2) headers[req.rawHeaders[i].toLowerCase()] = req.rawHeaders[i + 1];
+    const q = req.url.indexOf('?');
+    const query = {};
+    if (q !== -1) for (const [k, v] of new URLSearchParams(req.url.slice(q + 1))) query[k] = v;
+    const body = JSON.stringify({ method: req.method, protocol: 'http', host: headers.host, path: req.url,
+      ip: req.socket.remoteAddress, headers, parsedQueryParams: query });
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' });
+    res.end(body);
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
+`;
+
+const children: ChildProcess[] = [];
+// Never leave a server behind, whatever happens to this script.
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+function start(cmd: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, cmd, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    let out = '';
+    const onData = (c: Buffer): void => {
+      out += c.toString();
+      const m = /listening on https?:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) {
+        // Past the banner, output (one log line per request) is drained and dropped.
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve({ child, port: Number(m[1]) });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited early (${code}): ${out}`)));
+  });
+}
+
+async function load(url: string): Promise<{ rps: number; p99: number; non2xx: number }> {
+  const r = await autocannon({ url, connections: CONNECTIONS, pipelining: 1, duration: DURATION });
+  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx + r.errors };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'mb-bench-'));
+const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const bare = await start(['-e', BARE], process.env);
+const mb = await start([cli, 'serve', '--port', '0'], {
+  ...process.env,
+  DATA_DIR: dataDir,
+  ECHO_RATE_LIMIT: '10000000',
+  LOG_LEVEL: 'info',
+  DATABASE_URL: '',
+  MOCKINGBIRD_API_KEY: 'mb_bench_key_not_secret_0123456789abcdef',
+});
+const path = '/e/echo/bench/items?page=2&sort=name';
+const results = {
+  bare: [] as { rps: number; p99: number }[],
+  mockingbird: [] as { rps: number; p99: number }[],
+};
+try {
+  // Warm-up, then alternate so that drift on a shared machine hits both alike.
+  await autocannon({ url: `http://127.0.0.1:${bare.port}${path}`, connections: CONNECTIONS, duration: 2 });
+  await autocannon({ url: `http://127.0.0.1:${mb.port}${path}`, connections: CONNECTIONS, duration: 2 });
+  for (let i = 0; i < ROUNDS; i++) {
+    const b = await load(`http://127.0.0.1:${bare.port}${path}`);
+    const m = await load(`http://127.0.0.1:${mb.port}${path}`);
+    if (b.non2xx > 0 || m.non2xx > 0)
+      throw new Error(`non-2xx answers: bare ${b.non2xx}, mockingbird ${m.non2xx}`);
+    results.bare.push(b);
+    results.mockingbird.push(m);
+    console.log(
+      `round ${i + 1}: bare ${b.rps.toFixed(0)} req/s p99 ${b.p99} ms | mockingbird ${m.rps.toFixed(0)} req/s p99 ${m.p99} ms`,
+    );
+  }
+} finally {
+  bare.child.kill('SIGTERM');
+  mb.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  rmSync(dataDir, { recursive: true, force: true });
+}
+const bRps = median(results.bare.map((r) => r.rps));
+const mRps = median(results.mockingbird.map((r) => r.rps));
+const ratio = mRps / bRps;
+console.log(
+  `\nbare node:http echo : ${bRps.toFixed(0)} req/s, p99 ${median(results.bare.map((r) => r.p99))} ms`,
+);
+console.log(
+  `mockingbird echo    : ${mRps.toFixed(0)} req/s, p99 ${median(results.mockingbird.map((r) => r.p99))} ms (history on)`,
+);
+console.log(`ratio               : ${ratio.toFixed(2)} (target >= 0.85) ${ratio >= 0.85 ? 'PASS' : 'FAIL'}`);

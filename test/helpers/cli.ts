@@ -1,0 +1,94 @@
+/** Running the real `mockingbird` command (through tsx) in a child process. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+
+/** The environment for a child: the parent's, without settings that would switch its storage. */
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'PORT',
+    'HOST',
+    'DATA_DIR',
+    'MOCKINGBIRD_API_KEY',
+    'LOG_LEVEL',
+    'BASE_DOMAIN',
+    'SECRET_KEY',
+    'NODE_TEST_CONTEXT',
+  ])
+    delete env[k];
+  return { ...env, ...extra };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion (with a time limit). */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: childEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`CLI did not exit in ${timeoutMs} ms; stdout: ${stdout} stderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface Served {
+  child: ChildProcess;
+  port: number;
+  stdout: () => string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `mockingbird serve` on port 0 and waits for its listening line. */
+export function serveCli(env: Record<string, string>, timeoutMs = 20_000): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'serve', '--port', '0', '--log-level', 'warn'],
+      {
+        env: childEnv(env),
+      },
+    );
+    let out = '';
+    let err = '';
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('server did not start: ' + out + err));
+    }, timeoutMs);
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on https?:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[1]), stdout: () => out, exited });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${out}${err}`));
+    });
+  });
+}

@@ -1,0 +1,299 @@
+/**
+ * One contract suite for the Store, run against every implementation: SQLite always, PostgreSQL when
+ * DATABASE_URL is set (mandatory in CI).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  openPostgresStore,
+  openSqliteStore,
+  type HistoryEntry,
+  type KyselyStore,
+} from '../../src/store/index.js';
+import { freshPgDatabase, pgSkip } from '../helpers/pg.js';
+
+interface Backend {
+  name: string;
+  skip: string | false;
+  open(): Promise<{ store: KyselyStore; cleanup: () => Promise<void> }>;
+}
+
+const backends: Backend[] = [
+  {
+    name: 'sqlite',
+    skip: false,
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), 'mb-store-'));
+      const store = await openSqliteStore(join(dir, 'db.sqlite'));
+      return { store, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'postgres',
+    skip: pgSkip,
+    async open() {
+      const db = await freshPgDatabase();
+      const store = await openPostgresStore(db.url);
+      return { store, cleanup: db.drop };
+    },
+  },
+];
+
+let seq = 0;
+function entry(endpoint: string, over: Partial<HistoryEntry> = {}): HistoryEntry {
+  seq++;
+  return {
+    id: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+    endpoint,
+    createdAt: 1_700_000_000_000 + seq * 1000,
+    method: 'GET',
+    path: '/items?page=1',
+    ip: '127.0.0.1',
+    status: 200,
+    behavior: 'default',
+    ruleMatched: false,
+    ruleId: null,
+    durationMs: 1.5,
+    requestHeaders: { host: 'x' },
+    requestBody: '',
+    requestBodyTruncated: false,
+    responseHeaders: { 'content-type': 'text/plain' },
+    responseBody: 'ok',
+    responseBodyTruncated: false,
+    files: [],
+    problems: [],
+    ...over,
+  };
+}
+
+for (const b of backends) {
+  describe(`Store contract: ${b.name}`, { skip: b.skip }, () => {
+    let store: KyselyStore;
+    let cleanup: () => Promise<void>;
+    before(async () => {
+      ({ store, cleanup } = await b.open());
+      await store.createEndpoint({ name: 'shop', createdAt: Date.now(), settings: { plan: 'unlimited' } });
+      await store.createEndpoint({ name: 'other', createdAt: Date.now(), settings: {} });
+    });
+    after(async () => {
+      await store.close();
+      await cleanup();
+    });
+
+    it('migrations are idempotent and create the built-in echo endpoint', async () => {
+      await store.migrate();
+      assert.deepEqual(
+        (await store.listEndpoints()).map((e) => e.name),
+        ['echo', 'other', 'shop'],
+      );
+    });
+
+    it('meta values upsert', async () => {
+      assert.equal(await store.getMeta('k'), undefined);
+      await store.setMeta('k', 'a');
+      await store.setMeta('k', 'b');
+      assert.equal(await store.getMeta('k'), 'b');
+    });
+
+    it('endpoints: create refuses a duplicate, settings round-trip', async () => {
+      assert.equal(await store.createEndpoint({ name: 'shop', createdAt: 1, settings: {} }), false);
+      assert.equal(await store.updateEndpointSettings('shop', { locale: 'de', nested: { a: [1, 2] } }), true);
+      assert.deepEqual((await store.getEndpoint('shop'))?.settings, { locale: 'de', nested: { a: [1, 2] } });
+      assert.equal(await store.updateEndpointSettings('nope', {}), false);
+      assert.equal(await store.getEndpoint('nope'), undefined);
+    });
+
+    it('api keys: stored by hash, listed, deleted', async () => {
+      await store.createApiKey({ id: 'k1', hash: 'h1', endpoint: 'shop', createdAt: 5 });
+      assert.deepEqual(await store.findApiKeyByHash('h1'), {
+        id: 'k1',
+        hash: 'h1',
+        endpoint: 'shop',
+        createdAt: 5,
+      });
+      assert.ok((await store.listApiKeys()).some((k) => k.id === 'k1'));
+      assert.equal(await store.deleteApiKey('k1'), true);
+      assert.equal(await store.deleteApiKey('k1'), false);
+      assert.equal(await store.findApiKeyByHash('h1'), undefined);
+    });
+
+    it('rules keep their order through append, delete, reorder and replace', async () => {
+      for (const id of ['a', 'b', 'c', 'd'])
+        await store.appendRule('shop', { id, data: { description: id } });
+      const ids = async (): Promise<string[]> => (await store.listRules('shop')).map((r) => r.id);
+      assert.deepEqual(await ids(), ['a', 'b', 'c', 'd']);
+      assert.equal(await store.deleteRule('shop', 'b'), true);
+      assert.equal(await store.deleteRule('shop', 'b'), false);
+      assert.deepEqual(await ids(), ['a', 'c', 'd']);
+      await store.appendRule('shop', { id: 'e', data: {} });
+      assert.deepEqual(await ids(), ['a', 'c', 'd', 'e']);
+      assert.equal(await store.reorderRules('shop', ['e', 'zzz', 'c']), 2);
+      assert.deepEqual(await ids(), ['e', 'c', 'a', 'd']);
+      assert.equal(await store.updateRule('shop', { id: 'c', data: { description: 'changed' } }), true);
+      assert.deepEqual((await store.getRule('shop', 'c'))?.data, { description: 'changed' });
+      assert.deepEqual(await ids(), ['e', 'c', 'a', 'd']);
+      assert.equal(await store.getRule('other', 'c'), undefined);
+      assert.equal(await store.countRules('shop'), 4);
+      assert.equal(
+        await store.replaceRules('shop', [
+          { id: 'x', data: {} },
+          { id: 'y', data: {} },
+        ]),
+        2,
+      );
+      assert.deepEqual(await ids(), ['x', 'y']);
+      assert.equal(await store.deleteAllRules('shop'), 2);
+      assert.deepEqual(await ids(), []);
+    });
+
+    it('history: insert, list newest first with cursor pages, filters, delete with files', async () => {
+      const entries = [
+        entry('shop', {
+          method: 'POST',
+          path: '/orders',
+          status: 201,
+          requestBody: '{"sku":"A1"}',
+          behavior: 'mock-rule',
+          ruleMatched: true,
+          ruleId: 'r1',
+        }),
+        entry('shop', { path: '/users/7', status: 404, responseBody: 'Not Found' }),
+        entry('shop', {
+          path: '/users/8',
+          status: 200,
+          files: [{ name: 'doc', fileName: 'a.txt', contentType: 'text/plain', size: 3 }],
+        }),
+        entry('other'),
+      ];
+      await store.insertHistory(
+        entries.map((e) => ({
+          entry: e,
+          files: e.files.map((f) => ({
+            requestId: e.id,
+            fieldName: f.name,
+            fileName: f.fileName,
+            contentType: f.contentType,
+            size: f.size,
+            data: Buffer.from('abc'),
+          })),
+        })),
+      );
+      const p1 = await store.listHistory('shop', {}, 2);
+      assert.deepEqual(
+        p1.data.map((e) => e.id),
+        [entries[2]!.id, entries[1]!.id],
+      );
+      assert.equal(p1.hasMore, true);
+      const p2 = await store.listHistory('shop', {}, 2, p1.cursor!);
+      assert.deepEqual(
+        p2.data.map((e) => e.id),
+        [entries[0]!.id],
+      );
+      assert.equal(p2.hasMore, false);
+      assert.equal(p2.cursor, null);
+      assert.deepEqual(p2.data[0]!.ruleId, 'r1');
+      assert.equal(p2.data[0]!.ruleMatched, true);
+
+      assert.equal(await store.countHistory('shop', {}), 3);
+      assert.equal(await store.countHistory('shop', { status: 404 }), 1);
+      assert.equal(await store.countHistory('shop', { method: 'post' }), 1);
+      assert.equal(await store.countHistory('shop', { path: { substring: '/users' } }), 2);
+      assert.equal(await store.countHistory('shop', { path: { substring: '/USERS' } }), 0);
+      assert.equal(await store.countHistory('shop', { path: { regex: '^/users/[0-9]+$' } }), 2);
+      assert.equal(await store.countHistory('shop', { ruleMatched: true }), 1);
+      assert.equal(await store.countHistory('shop', { behavior: 'mock-rule' }), 1);
+      assert.equal(await store.countHistory('shop', { requestBody: 'A1' }), 1);
+      assert.equal(await store.countHistory('shop', { responseBody: 'Not' }), 1);
+      assert.equal(
+        await store.countHistory('shop', { dateFrom: entries[1]!.createdAt, dateTo: entries[2]!.createdAt }),
+        2,
+      );
+      assert.equal(await store.countHistory('shop', { status: 200, path: { substring: '/users' } }), 1);
+
+      const file = await store.getHistoryFile('shop', entries[2]!.id, 'doc');
+      assert.equal(file?.data.toString(), 'abc');
+      assert.equal(file?.fileName, 'a.txt');
+      assert.equal(await store.deleteHistory('shop', { path: { substring: '/users/8' } }), 1);
+      assert.equal(await store.getHistoryFile('shop', entries[2]!.id, 'doc'), undefined);
+      assert.equal(await store.deleteHistoryEntry('shop', entries[1]!.id), true);
+      assert.equal(await store.deleteHistoryEntry('shop', entries[1]!.id), false);
+      assert.equal(await store.deleteHistory('shop', {}), 1);
+      assert.equal(await store.countHistory('other', {}), 1, 'other endpoints untouched');
+    });
+
+    it('history: pruning by age and by count per endpoint', async () => {
+      await store.deleteHistory('other', {});
+      const old = entry('other', { createdAt: 1000 });
+      const recent = [1, 2, 3].map(() => entry('other'));
+      await store.insertHistory([old, ...recent].map((e) => ({ entry: e, files: [] })));
+      assert.equal(await store.pruneHistory(2000, 100), 1);
+      assert.equal(await store.pruneHistory(2000, 2), 1);
+      const left = await store.listHistory('other', {}, 10);
+      assert.deepEqual(
+        left.data.map((e) => e.id),
+        [recent[2]!.id, recent[1]!.id],
+      );
+    });
+
+    it('state items upsert, list and delete', async () => {
+      assert.equal(await store.putState('shop', { type: 'counter', key: 'hits', value: 1 }), true);
+      assert.equal(await store.putState('shop', { type: 'counter', key: 'hits', value: 2 }), false);
+      await store.putState('shop', { type: 'list', key: 'l', value: [1, 'a'] });
+      assert.deepEqual((await store.getState('shop', 'counter', 'hits'))?.value, 2);
+      assert.equal((await store.listState('shop')).length, 2);
+      assert.equal(await store.deleteState('shop', 'list', 'l'), true);
+      assert.equal(await store.deleteAllState('shop'), 1);
+    });
+
+    it('deleting an endpoint removes its rules, history, files, state and keys', async () => {
+      await store.createEndpoint({ name: 'gone', createdAt: 1, settings: {} });
+      await store.appendRule('gone', { id: 'g1', data: {} });
+      const e = entry('gone');
+      await store.insertHistory([
+        {
+          entry: e,
+          files: [
+            {
+              requestId: e.id,
+              fieldName: 'f',
+              fileName: 'f',
+              contentType: 'x/y',
+              size: 1,
+              data: Buffer.from('z'),
+            },
+          ],
+        },
+      ]);
+      await store.putState('gone', { type: 'string', key: 's', value: 'v' });
+      await store.createApiKey({ id: 'gk', hash: 'gh', endpoint: 'gone', createdAt: 1 });
+      assert.equal(await store.deleteEndpoint('gone'), true);
+      assert.equal(await store.deleteEndpoint('gone'), false);
+      assert.deepEqual(await store.listRules('gone'), []);
+      assert.equal(await store.countHistory('gone', {}), 0);
+      assert.equal(await store.getHistoryFile('gone', e.id, 'f'), undefined);
+      assert.deepEqual(await store.listState('gone'), []);
+      assert.equal(await store.findApiKeyByHash('gh'), undefined);
+    });
+
+    it('TOTP records: insert, touch, purge by last use', async () => {
+      await store.insertTotp({
+        id: 't1',
+        issuer: 'Acme',
+        algorithm: 'SHA1',
+        digits: 6,
+        period: 30,
+        secretEnc: 'enc',
+        createdAt: 10,
+        lastUsedAt: 10,
+      });
+      await store.touchTotp('t1', 5000);
+      assert.equal((await store.getTotp('t1'))?.lastUsedAt, 5000);
+      assert.equal(await store.purgeTotp(4000), 0);
+      assert.equal(await store.purgeTotp(6000), 1);
+      assert.equal(await store.getTotp('t1'), undefined);
+    });
+  });
+}
