@@ -1,13 +1,25 @@
-/** Public surface of the TOTP generator (SPEC §3). */
+/** Public surface of the TOTP generator (SPEC §3): the API, the `/2fa` page and the purge job. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { startPurgeJob } from './jobs.js';
+import { pageRoutes } from './page.js';
+import { totpApi } from './routes.js';
+import { SecretBox } from './secret-box.js';
 
-/** Registers `/2FA/TOTP/…` and the `/2fa` page. */
-export async function totpRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {
-  // Routes are added by the change that builds the TOTP generator.
+export { purgeUnusedTotp, PURGE_INTERVAL_MS } from './jobs.js';
+export { KEY_FILE } from './secret-box.js';
+
+/**
+ * Registers `/2FA/TOTP/…` (in a scope of its own, with its body parsers, CORS and rate limit) and
+ * the `/2fa` page. Loads (or creates) the encryption key first, so a bad key file stops the start.
+ */
+export async function totpRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const box = await SecretBox.fromConfig(ctx.config);
+  await app.register(async (scope) => totpApi(scope, ctx, box));
+  pageRoutes(app);
 }
 
 /** Starts the background purge of unused secrets; returns its stop function. */
-export function startTotpJobs(_ctx: AppContext): () => void {
-  return () => undefined;
+export function startTotpJobs(ctx: AppContext): () => void {
+  return startPurgeJob(ctx);
 }
