@@ -16,6 +16,7 @@ import { HistoryWriter, openStore, startHistoryRetention, type Store } from './s
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes, startTotpJobs } from './totp/index.js';
 import { apiRoutes, ensureAdminKey } from './api/index.js';
+import { toRecord } from './api/history-query.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -31,6 +32,11 @@ export interface BuildOptions {
   limiter?: RateLimiter;
   events?: EventBus;
   now?: () => number;
+}
+
+/** The URL for the log line, with an `access_token` query value (EventSource auth) hidden. */
+export function redactUrl(url: string): string {
+  return url.includes('access_token=') ? url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]') : url;
 }
 
 /** Maps a Host header to the endpoint it names, or undefined for the bare-domain routes. */
@@ -113,14 +119,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Dashboards hear of a request once its history entry is written (so that they can fetch it).
   history.onWritten((batch) => {
     for (const { entry } of batch) {
-      const {
-        requestHeaders: _h,
-        requestBody: _b,
-        responseHeaders: _rh,
-        responseBody: _rb,
-        ...summary
-      } = entry;
-      events.publish({ endpoint: entry.endpoint, name: 'request.created', data: summary });
+      events.publish({ endpoint: entry.endpoint, name: 'request.created', data: toRecord(entry, false) });
     }
   });
 
@@ -132,7 +131,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       {
         method: request.method,
         host: request.headers.host,
-        url: request.originalUrl,
+        url: redactUrl(request.originalUrl),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
       },
