@@ -6,7 +6,7 @@
  *   npm run bench:echo            (ROUNDS=3 DURATION=8 by default)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,24 +41,25 @@ const children: ChildProcess[] = [];
 // Never leave a server behind, whatever happens to this script.
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
-function start(cmd: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, cmd, { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    let out = '';
-    const onData = (c: Buffer): void => {
-      out += c.toString();
-      const m = /listening on https?:\/\/[^:]+:(\d+)/.exec(out);
-      if (m) {
-        // Past the banner, output (one log line per request) is drained and dropped.
-        child.stdout.off('data', onData);
-        child.stdout.resume();
-        resolve({ child, port: Number(m[1]) });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited early (${code}): ${out}`)));
-  });
+/**
+ * Starts a server whose stdout goes to a file (as a production log would), and waits for its
+ * listening line there. Piping it into this process would make autocannon share its core with
+ * the server's log.
+ */
+async function start(cmd: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+  const logFile = join(logDir, `server-${children.length}.log`);
+  const fd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, cmd, { env, stdio: ['ignore', fd, 'inherit'] });
+  children.push(child);
+  let exited: number | null | undefined;
+  child.on('exit', (code) => (exited = code));
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    await new Promise((r) => setTimeout(r, 100));
+    const m = /listening on https?:\/\/[^:]+:(\d+)/.exec(readFileSync(logFile, 'utf8'));
+    if (m) return { child, port: Number(m[1]) };
+    if (exited !== undefined) break;
+  }
+  throw new Error(`server did not start: ${readFileSync(logFile, 'utf8')}`);
 }
 
 async function load(url: string): Promise<{ rps: number; p99: number; non2xx: number }> {
@@ -72,6 +73,7 @@ function median(xs: number[]): number {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mb-bench-'));
+const logDir = mkdtempSync(join(tmpdir(), 'mb-bench-logs-'));
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const bare = await start(['-e', BARE], process.env);
 const mb = await start([cli, 'serve', '--port', '0'], {
@@ -107,6 +109,7 @@ try {
   mb.child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(logDir, { recursive: true, force: true });
 }
 const bRps = median(results.bare.map((r) => r.rps));
 const mRps = median(results.mockingbird.map((r) => r.rps));

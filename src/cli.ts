@@ -82,7 +82,7 @@ async function serve(cfg: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     if (!app) process.exit(0);
-    app.fastify.log.info({ signal }, 'shutting down: finishing requests and flushing history');
+    app.ctx.log.info({ signal }, 'shutting down: finishing requests and flushing history');
     app
       .close()
       .then(() => process.exit(0))
