@@ -1,6 +1,6 @@
 /** Public surface of the request-capture layer. */
 export { captureRequest, collectHeaders, parseQuery, clientIp, type CapturedRequest } from './capture.js';
-export { readBody, drainAndClose } from './body.js';
+export { readBody, drainAndClose, mayHaveBody } from './body.js';
 export {
   parseBody,
   parseUrlEncoded,

@@ -11,6 +11,7 @@ import {
   drainAndClose,
   rateLimitHeaders,
   readBody,
+  mayHaveBody,
   type CapturedRequest,
 } from '../http/index.js';
 import { echoDocument, isPreflight, preflightHeaders } from '../echo/index.js';
@@ -20,6 +21,7 @@ import { answerEndpoint } from './pipeline.js';
 import { endpointNameProblem } from './names.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const EMPTY = Buffer.alloc(0);
 
 /** Splits `/e/<name>/<rest>?q` into the endpoint name and the path the endpoint sees. */
 export function splitEndpointUrl(url: string): { name: string; path: string } {
@@ -42,8 +44,9 @@ export async function endpointRoutes(app: FastifyInstance, ctx: AppContext): Pro
   // Fastify refuses a Content-Type it cannot parse (`text`, `;;;`) with 415, and a QUERY without one
   // with 400, before any handler runs; an endpoint must see every request. Fastify is shown a fixed,
   // valid type (request.headers only: the raw headers, which the capture reads, stay untouched).
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     request.headers = { 'content-type': 'application/octet-stream' };
+    done();
   });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -86,7 +89,9 @@ async function readAndCapture(
   endpoint: string,
   extraHeaders: Record<string, string> = {},
 ): Promise<CapturedRequest | undefined> {
-  const body = await readBody(request.raw, ctx.config.bodyLimit);
+  const body = mayHaveBody(request.raw)
+    ? await readBody(request.raw, ctx.config.bodyLimit)
+    : ({ ok: true, body: EMPTY } as const);
   if (!body.ok) {
     if (body.reason === 'too_large') {
       const text = JSON.stringify(
@@ -114,7 +119,8 @@ async function handleEcho(
 ): Promise<FastifyReply> {
   const cors = { 'access-control-allow-origin': '*' };
   const ip = clientIp(request.raw, request.raw.headers, ctx.config.trustProxy);
-  const decision = await ctx.limiter.hit('echo:' + ip, ctx.config.echoRateLimit, 60_000);
+  const hit = ctx.limiter.hit('echo:' + ip, ctx.config.echoRateLimit, 60_000);
+  const decision = hit instanceof Promise ? await hit : hit; // the in-memory limiter answers at once
   const limitHeaders = rateLimitHeaders(decision, ctx.now());
   if (!decision.allowed) {
     // Not recorded: the limit exists to protect the service, history writes included. The body is

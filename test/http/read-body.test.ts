@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { drainAndClose, readBody } from '../../src/http/index.js';
+import { drainAndClose, mayHaveBody, readBody } from '../../src/http/index.js';
 
 interface FakeReq extends PassThrough {
   headers: Record<string, string>;
@@ -123,5 +123,15 @@ void describe('drainAndClose', () => {
     drainAndClose(asReq(req), 1000, 10);
     await new Promise((resolve) => setTimeout(resolve, 40));
     assert.equal(req.destroyed, false);
+  });
+});
+
+void describe('mayHaveBody', () => {
+  it('follows HTTP/1.1 framing: a length above 0 or a transfer coding', () => {
+    const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+    assert.equal(mayHaveBody(req({})), false);
+    assert.equal(mayHaveBody(req({ 'content-length': '0' })), false);
+    assert.equal(mayHaveBody(req({ 'content-length': '1' })), true);
+    assert.equal(mayHaveBody(req({ 'transfer-encoding': 'chunked' })), true);
   });
 });
