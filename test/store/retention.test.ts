@@ -1,39 +1,17 @@
 /** History retention: the server-wide period and cap, and a plan's shorter period. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { pruneHistoryOnce, type HistoryEntry } from '../../src/store/index.js';
+import { pruneHistoryOnce } from '../../src/store/index.js';
+import { entry } from '../api/history-fixtures.js';
 import { redactUrl } from '../../src/server.js';
 import { startApp } from '../helpers/app.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 22, 12);
 
-function entry(endpoint: string, ageMs: number): { entry: HistoryEntry; files: [] } {
-  return {
-    entry: {
-      id: randomUUID(),
-      endpoint,
-      createdAt: NOW - ageMs,
-      method: 'GET',
-      path: '/',
-      ip: '127.0.0.1',
-      status: 200,
-      behavior: 'default',
-      ruleMatched: false,
-      ruleId: null,
-      durationMs: 1,
-      requestHeaders: {},
-      requestBody: '',
-      requestBodyTruncated: false,
-      responseHeaders: {},
-      responseBody: '',
-      responseBodyTruncated: false,
-      files: [],
-      problems: [],
-    },
-    files: [],
-  };
+/** An entry of `endpoint` that arrived `ageMs` before NOW. */
+function aged(endpoint: string, ageMs: number) {
+  return entry(endpoint, { createdAt: NOW - ageMs });
 }
 
 test('entries older than the retention period go; a free plan keeps one day; the cap keeps the newest', async () => {
@@ -43,12 +21,12 @@ test('entries older than the retention period go; a free plan keeps one day; the
     await store.createEndpoint({ name: 'paid', createdAt: NOW, settings: { plan: 'unlimited' } });
     await store.createEndpoint({ name: 'cheap', createdAt: NOW, settings: { plan: 'free' } });
     await store.insertHistory([
-      entry('paid', 11 * DAY), // past 10 days: goes
-      entry('paid', 9 * DAY), // kept
-      entry('paid', DAY + 1000), // kept on an unlimited plan
-      entry('cheap', DAY + 1000), // past the free plan's day: goes
-      entry('cheap', DAY - 1000), // kept
-      ...[1, 2, 3, 4].map((i) => entry('echo', i * 1000)), // cap 3: the oldest goes
+      aged('paid', 11 * DAY), // past 10 days: goes
+      aged('paid', 9 * DAY), // kept
+      aged('paid', DAY + 1000), // kept on an unlimited plan
+      aged('cheap', DAY + 1000), // past the free plan's day: goes
+      aged('cheap', DAY - 1000), // kept
+      ...[1, 2, 3, 4].map((i) => aged('echo', i * 1000)), // cap 3: the oldest goes
     ]);
     const pruned = await pruneHistoryOnce(app.ctx);
     assert.equal(pruned, 3);
