@@ -132,7 +132,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     log.info(
       {
         method: request.method,
-        host: request.headers.host,
+        host: request.raw.headers.host, // raw: endpoint routes show Fastify a stand-in header set
         url: redactUrl(request.originalUrl),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,

@@ -61,11 +61,15 @@ export interface Served {
 }
 
 /** Starts `mockingbird serve` on port 0 and waits for its listening line. */
-export function serveCli(env: Record<string, string>, timeoutMs = 20_000): Promise<Served> {
+export function serveCli(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+  logLevel = 'warn',
+): Promise<Served> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', CLI, 'serve', '--port', '0', '--log-level', 'warn'],
+      ['--import', 'tsx', CLI, 'serve', '--port', '0', '--log-level', logLevel],
       {
         env: childEnv(env),
       },

@@ -1,0 +1,40 @@
+/** At `info`, one JSON line per request, with the host as sent and any access_token hidden. */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveCli } from '../helpers/cli.js';
+
+it('logs one line per request, endpoint requests included', async (t) => {
+  const server = await serveCli({ DATA_DIR: mkdtempSync(join(tmpdir(), 'mb-log-')) }, 20_000, 'info');
+  t.after(() => server.child.kill('SIGKILL'));
+  const base = `http://127.0.0.1:${server.port}`;
+  const echo = await fetch(`${base}/e/echo/logged?x=1`);
+  await echo.text();
+  const events = await fetch(`${base}/api/v2/endpoints/echo/events?access_token=mb_not_a_real_key`);
+  assert.equal(events.status, 401);
+  await events.text();
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+
+  const lines = server
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l['msg'] === 'request');
+  assert.equal(lines.length, 2, JSON.stringify(lines));
+  assert.deepEqual(
+    {
+      method: lines[0]!['method'],
+      host: lines[0]!['host'],
+      url: lines[0]!['url'],
+      status: lines[0]!['status'],
+    },
+    { method: 'GET', host: `127.0.0.1:${server.port}`, url: '/e/echo/logged?x=1', status: 200 },
+  );
+  assert.equal(typeof lines[0]!['ms'], 'number');
+  assert.equal(lines[1]!['url'], '/api/v2/endpoints/echo/events?access_token=[redacted]');
+  assert.ok(!server.stdout().includes('mb_not_a_real_key'));
+});
