@@ -9,9 +9,11 @@ export interface Answer {
 }
 
 function cut(body: string | Buffer, limit: number): { text: string; truncated: boolean } {
+  // A string under the limit is kept as it is: measured, not encoded.
+  if (typeof body === 'string' && Buffer.byteLength(body, 'utf8') <= limit)
+    return { text: body, truncated: false };
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  if (buf.length <= limit)
-    return { text: typeof body === 'string' ? body : buf.toString('utf8'), truncated: false };
+  if (buf.length <= limit) return { text: buf.toString('utf8'), truncated: false };
   return { text: buf.subarray(0, limit).toString('utf8'), truncated: true };
 }
 

@@ -11,8 +11,11 @@ import {
   openPostgresStore,
   openSqliteStore,
   type HistoryEntry,
+  type HistoryFile,
   type KyselyStore,
+  type NewHistoryEntry,
 } from '../../src/store/index.js';
+import { entry as historyEntry } from '../api/history-fixtures.js';
 import { freshPgDatabase, pgSkip } from '../helpers/pg.js';
 
 interface Backend {
@@ -43,30 +46,22 @@ const backends: Backend[] = [
 ];
 
 let seq = 0;
-function entry(endpoint: string, over: Partial<HistoryEntry> = {}): HistoryEntry {
+/** The shared history fixture, with ids and times that grow in insertion order. */
+function entry(
+  endpoint: string,
+  over: Partial<HistoryEntry> = {},
+  files: Omit<HistoryFile, 'requestId'>[] = [],
+): NewHistoryEntry {
   seq++;
-  return {
-    id: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+  return historyEntry(
     endpoint,
-    createdAt: 1_700_000_000_000 + seq * 1000,
-    method: 'GET',
-    path: '/items?page=1',
-    ip: '127.0.0.1',
-    status: 200,
-    behavior: 'default',
-    ruleMatched: false,
-    ruleId: null,
-    durationMs: 1.5,
-    requestHeaders: { host: 'x' },
-    requestBody: '',
-    requestBodyTruncated: false,
-    responseHeaders: { 'content-type': 'text/plain' },
-    responseBody: 'ok',
-    responseBodyTruncated: false,
-    files: [],
-    problems: [],
-    ...over,
-  };
+    {
+      id: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+      createdAt: 1_700_000_000_000 + seq * 1000,
+      ...over,
+    },
+    files,
+  );
 }
 
 for (const b of backends) {
@@ -161,36 +156,28 @@ for (const b of backends) {
           ruleId: 'r1',
         }),
         entry('shop', { path: '/users/7', status: 404, responseBody: 'Not Found' }),
-        entry('shop', {
-          path: '/users/8',
-          status: 200,
-          files: [{ name: 'doc', fileName: 'a.txt', contentType: 'text/plain', size: 3 }],
-        }),
+        entry('shop', { path: '/users/8', status: 200 }, [
+          {
+            fieldName: 'doc',
+            fileName: 'a.txt',
+            contentType: 'text/plain',
+            size: 3,
+            data: Buffer.from('abc'),
+          },
+        ]),
         entry('other'),
       ];
-      await store.insertHistory(
-        entries.map((e) => ({
-          entry: e,
-          files: e.files.map((f) => ({
-            requestId: e.id,
-            fieldName: f.name,
-            fileName: f.fileName,
-            contentType: f.contentType,
-            size: f.size,
-            data: Buffer.from('abc'),
-          })),
-        })),
-      );
+      await store.insertHistory(entries);
       const p1 = await store.listHistory('shop', {}, 2);
       assert.deepEqual(
         p1.data.map((e) => e.id),
-        [entries[2]!.id, entries[1]!.id],
+        [entries[2]!.entry.id, entries[1]!.entry.id],
       );
       assert.equal(p1.hasMore, true);
       const p2 = await store.listHistory('shop', {}, 2, p1.cursor!);
       assert.deepEqual(
         p2.data.map((e) => e.id),
-        [entries[0]!.id],
+        [entries[0]!.entry.id],
       );
       assert.equal(p2.hasMore, false);
       assert.equal(p2.cursor, null);
@@ -208,18 +195,21 @@ for (const b of backends) {
       assert.equal(await store.countHistory('shop', { requestBody: 'A1' }), 1);
       assert.equal(await store.countHistory('shop', { responseBody: 'Not' }), 1);
       assert.equal(
-        await store.countHistory('shop', { dateFrom: entries[1]!.createdAt, dateTo: entries[2]!.createdAt }),
+        await store.countHistory('shop', {
+          dateFrom: entries[1]!.entry.createdAt,
+          dateTo: entries[2]!.entry.createdAt,
+        }),
         2,
       );
       assert.equal(await store.countHistory('shop', { status: 200, path: { substring: '/users' } }), 1);
 
-      const file = await store.getHistoryFile('shop', entries[2]!.id, 'doc');
+      const file = await store.getHistoryFile('shop', entries[2]!.entry.id, 'doc');
       assert.equal(file?.data.toString(), 'abc');
       assert.equal(file?.fileName, 'a.txt');
       assert.equal(await store.deleteHistory('shop', { path: { substring: '/users/8' } }), 1);
-      assert.equal(await store.getHistoryFile('shop', entries[2]!.id, 'doc'), undefined);
-      assert.equal(await store.deleteHistoryEntry('shop', entries[1]!.id), true);
-      assert.equal(await store.deleteHistoryEntry('shop', entries[1]!.id), false);
+      assert.equal(await store.getHistoryFile('shop', entries[2]!.entry.id, 'doc'), undefined);
+      assert.equal(await store.deleteHistoryEntry('shop', entries[1]!.entry.id), true);
+      assert.equal(await store.deleteHistoryEntry('shop', entries[1]!.entry.id), false);
       assert.equal(await store.deleteHistory('shop', {}), 1);
       assert.equal(await store.countHistory('other', {}), 1, 'other endpoints untouched');
     });
@@ -228,13 +218,13 @@ for (const b of backends) {
       await store.deleteHistory('other', {});
       const old = entry('other', { createdAt: 1000 });
       const recent = [1, 2, 3].map(() => entry('other'));
-      await store.insertHistory([old, ...recent].map((e) => ({ entry: e, files: [] })));
+      await store.insertHistory([old, ...recent]);
       assert.equal(await store.pruneHistory(2000, 100), 1);
       assert.equal(await store.pruneHistory(2000, 2), 1);
       const left = await store.listHistory('other', {}, 10);
       assert.deepEqual(
         left.data.map((e) => e.id),
-        [recent[2]!.id, recent[1]!.id],
+        [recent[2]!.entry.id, recent[1]!.entry.id],
       );
     });
 
@@ -251,22 +241,11 @@ for (const b of backends) {
     it('deleting an endpoint removes its rules, history, files, state and keys', async () => {
       await store.createEndpoint({ name: 'gone', createdAt: 1, settings: {} });
       await store.appendRule('gone', { id: 'g1', data: {} });
-      const e = entry('gone');
-      await store.insertHistory([
-        {
-          entry: e,
-          files: [
-            {
-              requestId: e.id,
-              fieldName: 'f',
-              fileName: 'f',
-              contentType: 'x/y',
-              size: 1,
-              data: Buffer.from('z'),
-            },
-          ],
-        },
+      const gone = entry('gone', {}, [
+        { fieldName: 'f', fileName: 'f', contentType: 'x/y', size: 1, data: Buffer.from('z') },
       ]);
+      const e = gone.entry;
+      await store.insertHistory([gone]);
       await store.putState('gone', { type: 'string', key: 's', value: 'v' });
       await store.createApiKey({ id: 'gk', hash: 'gh', endpoint: 'gone', createdAt: 1 });
       assert.equal(await store.deleteEndpoint('gone'), true);
