@@ -12,7 +12,13 @@ import type { AppContext } from './context.js';
 import { AppError, errorBody, type ErrorDetail } from './errors.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/index.js';
 import { endpointRoutes, SERVICE_LABELS } from './mock/index.js';
-import { HistoryWriter, openStore, startHistoryRetention, type Store } from './store/index.js';
+import {
+  HistoryWriter,
+  openStore,
+  startHistoryPurge,
+  startHistoryRetention,
+  type Store,
+} from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes, startTotpJobs } from './totp/index.js';
 import { apiRoutes, ensureAdminKey } from './api/index.js';
@@ -195,6 +201,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   const stopTotpJobs = startTotpJobs(ctx);
   const stopRetention = startHistoryRetention(ctx);
+  const purge = startHistoryPurge(store, log);
 
   let closed = false;
   return {
@@ -207,6 +214,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       await fastify.close();
       stopTotpJobs();
       stopRetention();
+      await purge.stop();
       await history.close();
       await limiter.close?.();
       await events.close();

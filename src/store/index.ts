@@ -1,6 +1,8 @@
 /** Public surface of the storage layer. */
 export type * from './types.js';
 export { openStore, openSqliteStore, openPostgresStore } from './open.js';
-export { KyselyStore, decodeCursor } from './kysely-store.js';
+export { KyselyStore } from './kysely-store.js';
+export { decodeCursor } from './history-table.js';
 export { HistoryWriter } from './history-writer.js';
 export { pruneHistoryOnce, startHistoryRetention } from './retention.js';
+export { startHistoryPurge, type HistoryPurge } from './purge.js';

@@ -2,7 +2,8 @@
  * The Store over Kysely: one implementation for both dialects. The few differences (regular
  * expressions, case-sensitive substring search, upserts) are chosen by `dialect` where they occur.
  */
-import { sql, Migrator, type Kysely, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import { Migrator, type Kysely } from 'kysely';
+import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
 import type {
@@ -19,95 +20,19 @@ import type {
   StateItem,
   Store,
   TotpRecord,
-  Behavior,
 } from './types.js';
 
-export type RequestRow = Database['requests'];
-
-function toEntry(r: RequestRow): HistoryEntry {
-  return {
-    id: r.id,
-    endpoint: r.endpoint,
-    createdAt: Number(r.created_at),
-    method: r.method,
-    path: r.path,
-    ip: r.ip,
-    status: r.status,
-    behavior: r.behavior as Behavior,
-    ruleMatched: Number(r.rule_matched) === 1,
-    ruleId: r.rule_id,
-    durationMs: Number(r.duration_ms),
-    requestHeaders: JSON.parse(r.request_headers) as Record<string, string>,
-    requestBody: r.request_body,
-    requestBodyTruncated: Number(r.request_body_truncated) === 1,
-    responseHeaders: JSON.parse(r.response_headers) as Record<string, string>,
-    responseBody: r.response_body,
-    responseBodyTruncated: Number(r.response_body_truncated) === 1,
-    files: JSON.parse(r.files) as HistoryEntry['files'],
-    problems: JSON.parse(r.problems) as string[],
-  };
-}
-
-function toRow(e: HistoryEntry): RequestRow {
-  return {
-    id: e.id,
-    endpoint: e.endpoint,
-    created_at: e.createdAt,
-    method: e.method,
-    path: e.path,
-    ip: e.ip,
-    status: e.status,
-    behavior: e.behavior,
-    rule_matched: e.ruleMatched ? 1 : 0,
-    rule_id: e.ruleId,
-    duration_ms: e.durationMs,
-    request_headers: JSON.stringify(e.requestHeaders),
-    request_body: e.requestBody,
-    request_body_truncated: e.requestBodyTruncated ? 1 : 0,
-    response_headers: JSON.stringify(e.responseHeaders),
-    response_body: e.responseBody,
-    response_body_truncated: e.responseBodyTruncated ? 1 : 0,
-    files: JSON.stringify(e.files),
-    problems: JSON.stringify(e.problems),
-  };
-}
-
-export type FileRow = Omit<Database['request_files'], 'seq'>;
-
-/** Writes history rows and their files in one transaction, synchronously. */
-export type BulkHistoryInsert = (rows: RequestRow[], files: FileRow[]) => void;
-
-function fileRow(endpoint: string, f: HistoryFile): FileRow {
-  return {
-    request_id: f.requestId,
-    endpoint,
-    field_name: f.fieldName,
-    file_name: f.fileName,
-    content_type: f.contentType,
-    size: f.size,
-    data: f.data,
-  };
-}
-
-function encodeCursor(createdAt: number, id: string): string {
-  return Buffer.from(`${createdAt}:${id}`).toString('base64url');
-}
-
-/** Decodes a list cursor; undefined when it is not one of ours. */
-export function decodeCursor(cursor: string): { createdAt: number; id: string } | undefined {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const m = /^(\d{1,16}):([A-Za-z0-9-]{1,64})$/.exec(text);
-  if (!m) return undefined;
-  return { createdAt: Number(m[1]), id: m[2]! };
-}
-
 export class KyselyStore implements Store {
+  private readonly history: HistoryTable;
+
   constructor(
     readonly db: Kysely<Database>,
     readonly dialect: 'sqlite' | 'postgres',
     /** A faster history insert for the hot path, where the driver offers one (SQLite prepared statements). */
-    private readonly bulkInsert?: BulkHistoryInsert,
-  ) {}
+    bulkInsert?: BulkHistoryInsert,
+  ) {
+    this.history = new HistoryTable(db, dialect, bulkInsert);
+  }
 
   /** Applies every pending migration; throws with the failing migration's error. */
   async migrate(): Promise<void> {
@@ -201,8 +126,7 @@ export class KyselyStore implements Store {
       const r = await tx.deleteFrom('endpoints').where('name', '=', name).executeTakeFirst();
       if (Number(r.numDeletedRows) === 0) return false;
       await tx.deleteFrom('rules').where('endpoint', '=', name).execute();
-      await tx.deleteFrom('request_files').where('endpoint', '=', name).execute();
-      await tx.deleteFrom('requests').where('endpoint', '=', name).execute();
+      await this.history.deleteEndpointHistory(tx, name);
       await tx.deleteFrom('state').where('endpoint', '=', name).execute();
       await tx.deleteFrom('api_keys').where('endpoint', '=', name).execute();
       return true;
@@ -323,228 +247,49 @@ export class KyselyStore implements Store {
 
   // ---- history ----
 
-  async insertHistory(entries: NewHistoryEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    if (this.bulkInsert) {
-      this.bulkInsert(
-        entries.map((e) => toRow(e.entry)),
-        entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f))),
-      );
-      return;
-    }
-    await this.db.transaction().execute(async (tx) => {
-      // Chunked to stay under SQLite's bound-parameter limit.
-      for (let i = 0; i < entries.length; i += 200) {
-        const chunk = entries.slice(i, i + 200);
-        await tx
-          .insertInto('requests')
-          .values(chunk.map((e) => toRow(e.entry)))
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-      }
-      const files = entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
-      for (let i = 0; i < files.length; i += 100) {
-        await tx
-          .insertInto('request_files')
-          .values(files.slice(i, i + 100))
-          .execute();
-      }
-    });
+  insertHistory(entries: NewHistoryEntry[]): Promise<void> {
+    return this.history.insert(entries);
   }
 
-  private applyFilter<O>(
-    q: SelectQueryBuilder<Database, 'requests', O>,
-    endpoint: string,
-    f: HistoryFilter,
-  ): SelectQueryBuilder<Database, 'requests', O> {
-    return q.where((eb) => this.filterExpr(eb, endpoint, f));
-  }
-
-  private filterExpr(eb: ExpressionBuilder<Database, 'requests'>, endpoint: string, f: HistoryFilter) {
-    const conds = [eb('endpoint', '=', endpoint)];
-    if (f.dateFrom !== undefined) conds.push(eb('created_at', '>=', f.dateFrom));
-    if (f.dateTo !== undefined) conds.push(eb('created_at', '<=', f.dateTo));
-    if (f.method !== undefined) conds.push(eb('method', '=', f.method.toUpperCase()));
-    if (f.status !== undefined) conds.push(eb('status', '=', f.status));
-    if (f.behavior !== undefined) conds.push(eb('behavior', '=', f.behavior));
-    if (f.ruleMatched !== undefined) conds.push(eb('rule_matched', '=', f.ruleMatched ? 1 : 0));
-    if (f.path !== undefined) {
-      if ('regex' in f.path) {
-        conds.push(
-          this.dialect === 'postgres'
-            ? eb(sql`${sql.ref('path')} ~ ${f.path.regex}`, '=', sql.lit(true))
-            : eb(sql`regexp(${f.path.regex}, ${sql.ref('path')})`, '=', 1),
-        );
-      } else conds.push(this.contains(eb, 'path', f.path.substring));
-    }
-    if (f.requestBody !== undefined) conds.push(this.contains(eb, 'request_body', f.requestBody));
-    if (f.responseBody !== undefined) conds.push(this.contains(eb, 'response_body', f.responseBody));
-    return eb.and(conds);
-  }
-
-  /** Case-sensitive substring test, the same on both dialects. */
-  private contains(
-    eb: ExpressionBuilder<Database, 'requests'>,
-    col: 'path' | 'request_body' | 'response_body',
-    text: string,
-  ) {
-    const fn = this.dialect === 'postgres' ? 'strpos' : 'instr';
-    return eb(eb.fn<number>(fn, [eb.ref(col), eb.val(text)]), '>', 0);
-  }
-
-  async listHistory(
+  listHistory(
     endpoint: string,
     filter: HistoryFilter,
     limit: number,
     cursor?: string,
   ): Promise<Page<HistoryEntry>> {
-    let q = this.applyFilter(this.db.selectFrom('requests').selectAll(), endpoint, filter);
-    if (cursor !== undefined) {
-      const c = decodeCursor(cursor);
-      if (c) {
-        q = q.where((eb) =>
-          eb.or([
-            eb('created_at', '<', c.createdAt),
-            eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)]),
-          ]),
-        );
-      }
-    }
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit + 1)
-      .execute();
-    const hasMore = rows.length > limit;
-    const data = rows.slice(0, limit).map(toEntry);
-    const last = data[data.length - 1];
-    return { data, hasMore, cursor: hasMore && last ? encodeCursor(last.createdAt, last.id) : null };
+    return this.history.list(endpoint, filter, limit, cursor);
   }
 
-  async countHistory(endpoint: string, filter: HistoryFilter): Promise<number> {
-    const r = await this.applyFilter(
-      this.db.selectFrom('requests').select((eb) => eb.fn.countAll().as('n')),
-      endpoint,
-      filter,
-    ).executeTakeFirstOrThrow();
-    return Number(r.n);
+  countHistory(endpoint: string, filter: HistoryFilter): Promise<number> {
+    return this.history.count(endpoint, filter);
   }
 
-  async getHistory(endpoint: string, id: string): Promise<HistoryEntry | undefined> {
-    const r = await this.db
-      .selectFrom('requests')
-      .selectAll()
-      .where('endpoint', '=', endpoint)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return r && toEntry(r);
+  getHistory(endpoint: string, id: string): Promise<HistoryEntry | undefined> {
+    return this.history.get(endpoint, id);
   }
 
-  async deleteHistoryEntry(endpoint: string, id: string): Promise<boolean> {
-    return this.db.transaction().execute(async (tx) => {
-      await tx
-        .deleteFrom('request_files')
-        .where('endpoint', '=', endpoint)
-        .where('request_id', '=', id)
-        .execute();
-      const r = await tx
-        .deleteFrom('requests')
-        .where('endpoint', '=', endpoint)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
-    });
+  deleteHistoryEntry(endpoint: string, id: string): Promise<boolean> {
+    return this.history.deleteOne(endpoint, id);
   }
 
-  async deleteHistory(endpoint: string, filter: HistoryFilter): Promise<number> {
-    return this.db.transaction().execute(async (tx) => {
-      // Driven from the (few) files, each probing its entry by primary key: an `IN (SELECT id …)`
-      // made SQLite probe the files index once per matching entry (~1 s for 100k entries).
-      // Unqualified columns in the filter resolve to `requests`, the innermost scope.
-      await tx
-        .deleteFrom('request_files')
-        .where('endpoint', '=', endpoint)
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('requests')
-              .select(sql.lit(1).as('one'))
-              .whereRef('requests.id', '=', 'request_files.request_id')
-              .where((w) =>
-                this.filterExpr(w as unknown as ExpressionBuilder<Database, 'requests'>, endpoint, filter),
-              ),
-          ),
-        )
-        .execute();
-      const r = await tx
-        .deleteFrom('requests')
-        .where((eb) => this.filterExpr(eb, endpoint, filter))
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
-    });
+  deleteHistory(endpoint: string, filter: HistoryFilter): Promise<number> {
+    return this.history.delete(endpoint, filter);
   }
 
-  async getHistoryFile(
-    endpoint: string,
-    requestId: string,
-    fieldName: string,
-  ): Promise<HistoryFile | undefined> {
-    const r = await this.db
-      .selectFrom('request_files')
-      .selectAll()
-      .where('endpoint', '=', endpoint)
-      .where('request_id', '=', requestId)
-      .where('field_name', '=', fieldName)
-      .orderBy('seq')
-      .executeTakeFirst();
-    return (
-      r && {
-        requestId: r.request_id,
-        fieldName: r.field_name,
-        fileName: r.file_name,
-        contentType: r.content_type,
-        size: Number(r.size),
-        data: Buffer.from(r.data),
-      }
-    );
+  purgeHistory(limit: number): Promise<number> {
+    return this.history.purge(limit);
   }
 
-  async pruneHistory(before: number, maxPerEndpoint: number): Promise<number> {
-    let total = await this.deleteOlder(undefined, before);
-    const counts = await this.db
-      .selectFrom('requests')
-      .select(['endpoint', (eb) => eb.fn.countAll().as('n')])
-      .groupBy('endpoint')
-      .execute();
-    for (const c of counts) {
-      if (Number(c.n) <= maxPerEndpoint) continue;
-      const edge = await this.db
-        .selectFrom('requests')
-        .select('created_at')
-        .where('endpoint', '=', c.endpoint)
-        .orderBy('created_at', 'desc')
-        .offset(maxPerEndpoint)
-        .limit(1)
-        .executeTakeFirst();
-      if (edge) total += await this.deleteOlder(c.endpoint, Number(edge.created_at) + 1);
-    }
-    return total;
+  historyPurgeBacklog(): Promise<number> {
+    return this.history.purgeBacklog();
   }
 
-  private async deleteOlder(endpoint: string | undefined, before: number): Promise<number> {
-    return this.db.transaction().execute(async (tx) => {
-      let files = tx.deleteFrom('request_files').where('request_id', 'in', (eb) => {
-        let s = eb.selectFrom('requests').select('id').where('created_at', '<', before);
-        if (endpoint !== undefined) s = s.where('endpoint', '=', endpoint);
-        return s;
-      });
-      if (endpoint !== undefined) files = files.where('endpoint', '=', endpoint);
-      await files.execute();
-      let q = tx.deleteFrom('requests').where('created_at', '<', before);
-      if (endpoint !== undefined) q = q.where('endpoint', '=', endpoint);
-      const r = await q.executeTakeFirst();
-      return Number(r.numDeletedRows);
-    });
+  getHistoryFile(endpoint: string, requestId: string, fieldName: string): Promise<HistoryFile | undefined> {
+    return this.history.getFile(endpoint, requestId, fieldName);
+  }
+
+  pruneHistory(before: number, maxPerEndpoint: number): Promise<number> {
+    return this.history.prune(before, maxPerEndpoint);
   }
 
   // ---- state ----

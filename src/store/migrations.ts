@@ -121,6 +121,20 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    // A filtered delete hides entries here at once; a background purge deletes them (history-table.ts).
+    '0003_history_hidden': {
+      async up(db: Kysely<unknown>) {
+        let table = db.schema
+          .createTable('history_hidden')
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('id', 'text', (c) => c.notNull())
+          // In time order, as the entries lie in `requests`: the purge deletes neighbours together.
+          .addPrimaryKeyConstraint('history_hidden_pk', ['endpoint', 'created_at', 'id']);
+        if (dialect === 'sqlite') table = table.modifyEnd(sql`without rowid`);
+        await table.execute();
+      },
+    },
   };
 }
 

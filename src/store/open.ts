@@ -8,7 +8,8 @@ import { Kysely, SqliteDialect, PostgresDialect } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema.js';
-import { KyselyStore, type BulkHistoryInsert, type FileRow, type RequestRow } from './kysely-store.js';
+import { KyselyStore } from './kysely-store.js';
+import type { BulkHistoryInsert, FileRow, RequestRow } from './history-table.js';
 
 // BIGINT columns hold epoch milliseconds, well inside Number's exact range.
 pg.types.setTypeParser(20, (v) => Number(v));

@@ -37,6 +37,8 @@ export interface Database {
     size: number;
     data: Buffer;
   };
+  /** Entries deleted but not purged yet (history-table.ts). */
+  history_hidden: { endpoint: string; created_at: number; id: string };
   state: { endpoint: string; type: string; key: string; value: string; updated_at: number };
   totp_secrets: {
     id: string;

@@ -160,8 +160,15 @@ export interface Store {
   countHistory(endpoint: string, filter: HistoryFilter): Promise<number>;
   getHistory(endpoint: string, id: string): Promise<HistoryEntry | undefined>;
   deleteHistoryEntry(endpoint: string, id: string): Promise<boolean>;
-  /** Deletes every matching entry and its files; returns the count. */
+  /**
+   * Deletes every matching entry and its files; returns the count. The entries are gone from every
+   * read at once; the disk space is reclaimed by `purgeHistory`, run in the background.
+   */
   deleteHistory(endpoint: string, filter: HistoryFilter): Promise<number>;
+  /** Physically removes up to `limit` deleted entries and their files; returns how many it took. */
+  purgeHistory(limit: number): Promise<number>;
+  /** Deleted entries not purged yet. */
+  historyPurgeBacklog(): Promise<number>;
   getHistoryFile(endpoint: string, requestId: string, fieldName: string): Promise<HistoryFile | undefined>;
   /** Retention: drops entries older than `before` and beyond `maxPerEndpoint`. Returns the count. */
   pruneHistory(before: number, maxPerEndpoint: number): Promise<number>;

@@ -156,6 +156,20 @@ void describe('what a delete leaves', () => {
     assert.deepEqual(await allIds(app, ep), []);
   });
 
+  void test('the server purges deleted entries from the database in the background', async () => {
+    const ep = await newEndpoint(app);
+    await seed(ep);
+    const res = await api(app, 'DELETE', `/endpoints/${ep}/requests?status=500`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.count, 1);
+    const end = Date.now() + 5000;
+    while ((await app.ctx.store.historyPurgeBacklog()) > 0) {
+      assert.ok(Date.now() < end, 'the purge job emptied the backlog within 5 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(await app.ctx.store.countHistory(ep, {}), 4);
+  });
+
   void test('publishes requests.deleted with the count', async () => {
     const ep = await newEndpoint(app);
     await seed(ep);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { clientIp, collectHeaders, parseQuery } from '../../src/http/index.js';
+import { captureRequest, clientIp, collectHeaders, parseQuery } from '../../src/http/index.js';
 
 function fakeReq(remoteAddress: string | undefined): IncomingMessage {
   return { socket: { remoteAddress } } as unknown as IncomingMessage;
@@ -77,5 +77,25 @@ void describe('clientIp', () => {
 
   void it('gives an empty string when the socket is already gone', () => {
     assert.equal(clientIp(fakeReq(undefined), {}, false), '');
+  });
+});
+
+void describe('captureRequest ids', () => {
+  void it('are UUIDv7: time-ordered, so history entries sort by arrival in the id index', async () => {
+    const req = {
+      method: 'GET',
+      rawHeaders: ['Host', 'x'],
+      headers: { host: 'x' },
+      socket: { remoteAddress: '127.0.0.1' },
+    } as unknown as IncomingMessage;
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++)
+      ids.push((await captureRequest(req, '/', Buffer.alloc(0), { trustProxy: false })).id);
+    for (const id of ids)
+      assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.deepEqual([...ids].sort(), ids, 'each id sorts after the one before');
+    assert.equal(new Set(ids).size, ids.length);
+    const ms = parseInt(ids[0]!.replace(/-/g, '').slice(0, 12), 16);
+    assert.ok(Math.abs(ms - Date.now()) < 5000, 'the id carries the arrival time');
   });
 });

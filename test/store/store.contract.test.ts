@@ -228,6 +228,89 @@ for (const b of backends) {
       );
     });
 
+    it('history: a delete hides entries at once; the purge removes them and their files for good', async () => {
+      await store.createEndpoint({ name: 'purge', createdAt: 1, settings: {} });
+      while ((await store.purgeHistory(100)) > 0); // what earlier tests deleted
+      const doc = {
+        fieldName: 'doc',
+        fileName: 'a.txt',
+        contentType: 'text/plain',
+        size: 3,
+        data: Buffer.from('abc'),
+      };
+      const gone = [
+        entry('purge', { status: 404 }, [doc]),
+        entry('purge', { status: 404 }),
+        entry('purge', { status: 404 }),
+      ];
+      const kept = [entry('purge', { status: 200 }, [doc]), entry('purge', { status: 200 })];
+      await store.insertHistory([...gone, ...kept]);
+      const keptIds = kept.map((e) => e.entry.id).reverse();
+
+      assert.equal(await store.deleteHistory('purge', { status: 404 }), 3);
+      // Gone from every read before any purge ran.
+      assert.equal(await store.historyPurgeBacklog(), 3);
+      assert.equal(await store.countHistory('purge', {}), 2);
+      assert.equal(await store.countHistory('purge', { status: 404 }), 0);
+      assert.deepEqual(
+        (await store.listHistory('purge', {}, 10)).data.map((e) => e.id),
+        keptIds,
+      );
+      assert.equal(await store.getHistory('purge', gone[0]!.entry.id), undefined);
+      assert.equal(await store.getHistoryFile('purge', gone[0]!.entry.id, 'doc'), undefined);
+      assert.equal(await store.deleteHistoryEntry('purge', gone[1]!.entry.id), false);
+      assert.equal(await store.deleteHistory('purge', { status: 404 }), 0, 'a second delete counts nothing');
+      assert.equal(await store.pruneHistory(0, 2), 0, 'hidden entries do not count towards the cap');
+
+      // An entry recorded after the delete is not part of it.
+      const later = entry('purge', { status: 404 });
+      await store.insertHistory([later]);
+      assert.equal(await store.countHistory('purge', { status: 404 }), 1);
+
+      assert.equal(await store.purgeHistory(2), 2);
+      assert.equal(await store.purgeHistory(2), 1);
+      assert.equal(await store.purgeHistory(2), 0);
+      assert.equal(await store.historyPurgeBacklog(), 0);
+      const rows = await store.db
+        .selectFrom('requests')
+        .select('id')
+        .where('endpoint', '=', 'purge')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => r.id).sort(),
+        [...keptIds, later.entry.id].sort(),
+        'rows deleted on disk',
+      );
+      const files = await store.db
+        .selectFrom('request_files')
+        .select('request_id')
+        .where('endpoint', '=', 'purge')
+        .execute();
+      assert.deepEqual(
+        files.map((f) => f.request_id),
+        [kept[0]!.entry.id],
+        'files deleted on disk',
+      );
+      assert.equal((await store.getHistoryFile('purge', kept[0]!.entry.id, 'doc'))?.data.toString(), 'abc');
+      assert.equal(await store.countHistory('purge', {}), 3);
+    });
+
+    it('deleting an endpoint also drops its entries waiting for the purge', async () => {
+      await store.createEndpoint({ name: 'half', createdAt: 1, settings: {} });
+      await store.insertHistory([entry('half'), entry('half')]);
+      assert.equal(await store.deleteHistory('half', {}), 2);
+      const before = await store.historyPurgeBacklog();
+      assert.equal(await store.deleteEndpoint('half'), true);
+      assert.equal(await store.historyPurgeBacklog(), before - 2);
+      await store.createEndpoint({ name: 'half', createdAt: 2, settings: {} });
+      const again = entry('half');
+      await store.insertHistory([again]);
+      assert.deepEqual(
+        (await store.listHistory('half', {}, 10)).data.map((e) => e.id),
+        [again.entry.id],
+      );
+    });
+
     it('state items upsert, list and delete', async () => {
       assert.equal(await store.putState('shop', { type: 'counter', key: 'hits', value: 1 }), true);
       assert.equal(await store.putState('shop', { type: 'counter', key: 'hits', value: 2 }), false);

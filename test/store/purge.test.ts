@@ -1,0 +1,96 @@
+/** The background history purge: works through what deletes hid, survives a restart and a failing store. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteStore, startHistoryPurge, type KyselyStore } from '../../src/store/index.js';
+import { entry } from '../api/history-fixtures.js';
+
+const quiet = { info: () => undefined, error: () => undefined };
+
+async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function rowsOnDisk(store: KyselyStore, endpoint: string): Promise<number> {
+  const r = await store.db
+    .selectFrom('requests')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('endpoint', '=', endpoint)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+test('hidden entries stay hidden across a restart, and the purge then deletes them in chunks', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-purge-'));
+  const file = join(dir, 'db.sqlite');
+  try {
+    let store = await openSqliteStore(file);
+    await store.createEndpoint({ name: 'big', createdAt: 1, settings: {} });
+    await store.insertHistory(Array.from({ length: 2500 }, () => entry('big')));
+    await store.insertHistory([entry('big', { status: 500 })]);
+    assert.equal(await store.deleteHistory('big', { status: 200 }), 2500);
+    await store.close();
+
+    store = await openSqliteStore(file);
+    try {
+      assert.equal(await store.countHistory('big', {}), 1, 'still hidden after the restart');
+      assert.equal(await rowsOnDisk(store, 'big'), 2501, 'nothing purged yet');
+      const calls: number[] = [];
+      const counting = {
+        purgeHistory: async (limit: number) => {
+          const n = await store.purgeHistory(limit);
+          calls.push(n);
+          return n;
+        },
+      };
+      const purge = startHistoryPurge(counting, quiet, { intervalMs: 20, chunk: 1000 });
+      await until(async () => (await store.historyPurgeBacklog()) === 0);
+      await purge.stop();
+      assert.deepEqual(calls.slice(0, 3), [1000, 1000, 500], 'one pass in chunks of 1000');
+      assert.equal(await rowsOnDisk(store, 'big'), 1);
+      assert.equal(await store.countHistory('big', {}), 1);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a failing purge is logged and retried at the next interval; stop waits for the pass under way', async () => {
+  const errors: unknown[] = [];
+  let calls = 0;
+  let release: () => void = () => undefined;
+  const store = {
+    purgeHistory: async () => {
+      calls++;
+      if (calls === 1) throw new Error('database is locked');
+      if (calls === 2) await new Promise<void>((r) => (release = r));
+      return 0;
+    },
+  };
+  const purge = startHistoryPurge(
+    store,
+    { info: () => undefined, error: (o: unknown) => errors.push(o) },
+    {
+      intervalMs: 10,
+    },
+  );
+  await until(async () => calls >= 2);
+  assert.equal(errors.length, 1);
+  let stopped = false;
+  const stopping = purge.stop().then(() => (stopped = true));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(stopped, false, 'stop waits for the transaction under way');
+  release();
+  await stopping;
+  const after = calls;
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(calls, after, 'nothing runs after stop');
+});
