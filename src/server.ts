@@ -127,6 +127,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Dashboards hear of a request once its history entry is written (so that they can fetch it).
   history.onWritten((batch) => {
     for (const { entry } of batch) {
+      if (!events.isListening(entry.endpoint)) continue; // no dashboard: no summary to build
       events.publish({ endpoint: entry.endpoint, name: 'request.created', data: toRecord(entry, false) });
     }
   });
@@ -134,7 +135,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const generatedAdminKey = await ensureAdminKey(store, config.apiKey);
 
   // One JSON line per request.
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request, reply, done) => {
     log.info(
       {
         method: request.method,
@@ -145,6 +146,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       },
       'request',
     );
+    done();
   });
 
   fastify.setErrorHandler((err: FastifyError | AppError, request, reply) => {

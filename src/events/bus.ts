@@ -29,6 +29,11 @@ export type EventListener = (e: MockEvent) => void;
 
 export interface EventBus {
   publish(e: MockEvent): void;
+  /**
+   * Whether an event of the endpoint would reach anyone, so that a publisher can skip building it.
+   * A bus shared between instances answers true.
+   */
+  isListening(endpoint: string): boolean;
   /** Listens to one endpoint's events; returns the unsubscribe function. */
   subscribe(endpoint: string, listener: EventListener): () => void;
   close(): Promise<void>;
@@ -47,6 +52,10 @@ export class MemoryEventBus implements EventBus {
         /* one broken listener must not stop the others */
       }
     }
+  }
+
+  isListening(endpoint: string): boolean {
+    return this.listeners.has(endpoint);
   }
 
   subscribe(endpoint: string, listener: EventListener): () => void {

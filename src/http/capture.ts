@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { v7 as uuidv7 } from 'uuid';
+import { requestId } from './request-id.js';
 import { isIP, isIPv4 } from 'node:net';
 import { addMulti, dict, parseBody, type ParsedBody, type UploadedFile } from './parse.js';
 
@@ -117,8 +117,7 @@ export async function captureRequest(
   const q = path.indexOf('?');
   const warnings = [...body.warnings, ...duplicates.map((d) => `Duplicate headers found: ${d}`)];
   return {
-    // Time-ordered (UUIDv7): entries land next to their neighbours in the history's id index.
-    id: uuidv7(),
+    id: requestId(),
     receivedAt: Date.now(),
     method,
     protocol: protocolOf(req, options.trustProxy),

@@ -14,8 +14,8 @@ import type { Behavior, HistoryEntry, HistoryFile, HistoryFilter, NewHistoryEntr
 export type RequestRow = Database['requests'];
 export type FileRow = Omit<Database['request_files'], 'seq'>;
 
-/** Writes history rows and their files in one transaction, synchronously. */
-export type BulkHistoryInsert = (rows: RequestRow[], files: FileRow[]) => void;
+/** Writes history rows and their files in one transaction (at once, or off the thread). */
+export type BulkHistoryInsert = (rows: RequestRow[], files: FileRow[]) => void | Promise<void>;
 
 type Db = Kysely<Database> | Transaction<Database>;
 type RequestsEb = ExpressionBuilder<Database, 'requests'>;
@@ -117,7 +117,7 @@ export class HistoryTable {
   async insert(entries: NewHistoryEntry[]): Promise<void> {
     if (entries.length === 0) return;
     if (this.bulkInsert) {
-      this.bulkInsert(
+      await this.bulkInsert(
         entries.map((e) => toRow(e.entry)),
         entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f))),
       );

@@ -30,6 +30,8 @@ export class KyselyStore implements Store {
     readonly dialect: 'sqlite' | 'postgres',
     /** A faster history insert for the hot path, where the driver offers one (SQLite prepared statements). */
     bulkInsert?: BulkHistoryInsert,
+    /** Called by `close()` before the database is: stops what the driver started beside it. */
+    private readonly beforeClose?: () => Promise<void> | undefined,
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
   }
@@ -44,6 +46,7 @@ export class KyselyStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.beforeClose?.();
     await this.db.destroy();
   }
 

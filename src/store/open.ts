@@ -9,79 +9,20 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { KyselyStore } from './kysely-store.js';
-import type { BulkHistoryInsert, FileRow, RequestRow } from './history-table.js';
+import { configureSqlite, sqliteBulkInsert } from './sqlite-insert.js';
+import { HistoryInsertWorker } from './history-worker-client.js';
 
 // BIGINT columns hold epoch milliseconds, well inside Number's exact range.
 pg.types.setTypeParser(20, (v) => Number(v));
 
 /**
- * History rows through prepared statements in one transaction: the hot path of every recorded
- * request, where building a many-parameter SQL text per batch (as a query builder does) costs more
- * than the insert itself.
+ * Opens (creating if needed) the SQLite database at `file` (`:memory:` for tests). History batches
+ * are written by a worker thread on its own connection; an in-memory database, which a second
+ * connection cannot see, writes them on this one.
  */
-function sqliteBulkInsert(db: SQLite.Database): BulkHistoryInsert {
-  let statements: { row: SQLite.Statement; file: SQLite.Statement } | undefined;
-  // Prepared lazily: the tables exist only once the migrations have run.
-  const prepare = (): { row: SQLite.Statement; file: SQLite.Statement } => {
-    statements ??= {
-      row: db.prepare(
-        `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})
-         ON CONFLICT (id) DO NOTHING`,
-      ),
-      file: db.prepare(
-        `INSERT INTO request_files (${FILE_COLUMNS.join(', ')}) VALUES (${FILE_COLUMNS.map((c) => '@' + c).join(', ')})`,
-      ),
-    };
-    return statements;
-  };
-  return db.transaction((rows: RequestRow[], files: FileRow[]) => {
-    const s = prepare();
-    for (const r of rows) s.row.run(r);
-    for (const f of files) s.file.run(f);
-  });
-}
-
-const REQUEST_COLUMNS: (keyof RequestRow)[] = [
-  'id',
-  'endpoint',
-  'created_at',
-  'method',
-  'path',
-  'ip',
-  'status',
-  'behavior',
-  'rule_matched',
-  'rule_id',
-  'duration_ms',
-  'request_headers',
-  'request_body',
-  'request_body_truncated',
-  'response_headers',
-  'response_body',
-  'response_body_truncated',
-  'files',
-  'problems',
-];
-const FILE_COLUMNS: (keyof FileRow)[] = [
-  'request_id',
-  'endpoint',
-  'field_name',
-  'file_name',
-  'content_type',
-  'size',
-  'data',
-];
-
-/** Opens (creating if needed) the SQLite database at `file` (`:memory:` for tests). */
 export async function openSqliteStore(file: string): Promise<KyselyStore> {
   const db = new SQLite(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  // 64 MB of page cache instead of 2 MB: a bulk history delete touches pages all over the table,
-  // and with the small default it spills dirty pages to the WAL mid-statement (about 2x slower;
-  // bench/history.ts).
-  db.pragma('cache_size = -65536');
+  configureSqlite(db);
   // Regular expressions in history filters. Patterns are validated (and compiled once) by the API.
   const cache = new Map<string, RegExp>();
   db.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) => {
@@ -94,10 +35,12 @@ export async function openSqliteStore(file: string): Promise<KyselyStore> {
     }
     return re.test(value) ? 1 : 0;
   });
+  const worker = file === ':memory:' ? undefined : new HistoryInsertWorker(file);
   const store = new KyselyStore(
     new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) }),
     'sqlite',
-    sqliteBulkInsert(db),
+    worker ? (rows, files) => worker.insert(rows, files) : sqliteBulkInsert(db),
+    () => worker?.close(),
   );
   await store.migrate();
   return store;

@@ -187,10 +187,13 @@ void describe('delivery', () => {
     const ep = await newEndpoint(app, 'sse');
     // The streams of the tests above were closed: none may still be subscribed.
     await until(() => bus.active === 0);
+    assert.equal(bus.isListening(ep), false);
     const c = await connect(eventsUrl(ep), adminAuth);
     await until(() => bus.active === 1);
+    assert.equal(bus.isListening(ep), true, 'publishers build events for this endpoint again');
     c.close();
     await until(() => bus.active === 0);
+    assert.equal(bus.isListening(ep), false, 'and skip them once nobody listens');
   });
 });
 

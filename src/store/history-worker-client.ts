@@ -1,0 +1,72 @@
+/**
+ * The main thread's side of the history worker (history-worker.ts): `insert` resolves once the batch
+ * is committed, so a caller that awaits it can read the entries back. A worker that dies fails the
+ * batches it held (the HistoryWriter retries them) and is started again for the next one.
+ */
+import { Worker } from 'node:worker_threads';
+import type { FileRow, RequestRow } from './history-table.js';
+import type { InsertMessage, InsertReply } from './history-worker.js';
+
+type Pending = { resolve: () => void; reject: (err: Error) => void };
+
+/** Under tsx (the tests, `npm run bench:*`) the worker is TypeScript and needs tsx's loader too. */
+function startWorker(file: string): Worker {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const url = new URL(`./history-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+  if (!fromSource) return new Worker(url, { workerData: { file } });
+  const code = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(code, { eval: true, workerData: { file } });
+}
+
+export class HistoryInsertWorker {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private readonly inflight = new Set<Promise<void>>();
+  private seq = 0;
+
+  constructor(private readonly file: string) {}
+
+  insert(rows: RequestRow[], files: FileRow[]): Promise<void> {
+    const worker = (this.worker ??= this.spawn());
+    const seq = ++this.seq;
+    const done = new Promise<void>((resolve, reject) => {
+      this.pending.set(seq, { resolve, reject });
+      const message: InsertMessage = { seq, rows, files };
+      worker.postMessage(message);
+    });
+    this.inflight.add(done);
+    const settle = (): void => void this.inflight.delete(done);
+    done.then(settle, settle);
+    return done;
+  }
+
+  private spawn(): Worker {
+    const worker = startWorker(this.file);
+    worker.on('message', (m: InsertReply) => {
+      const p = this.pending.get(m.seq);
+      if (!p) return;
+      this.pending.delete(m.seq);
+      if (m.error === undefined) p.resolve();
+      else p.reject(new Error(`history insert failed: ${m.error}`));
+    });
+    const fail = (err: Error): void => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`history worker exited with code ${code}`)));
+    return worker;
+  }
+
+  /** Lets the batches under way finish, then closes the worker's connection. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    await Promise.allSettled(this.inflight);
+    this.worker = undefined;
+    const exited = new Promise<void>((r) => worker.once('exit', () => r()));
+    worker.postMessage('close');
+    await exited;
+  }
+}

@@ -1,0 +1,87 @@
+/** The history worker thread: batches committed before `insert` resolves, failures reported, close drains. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { openSqliteStore } from '../../src/store/index.js';
+import { HistoryInsertWorker } from '../../src/store/history-worker-client.js';
+import { entry } from '../api/history-fixtures.js';
+
+test('entries inserted through the worker are readable once insert resolves, files included', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
+  try {
+    const store = await openSqliteStore(join(dir, 'db.sqlite'));
+    try {
+      await store.createEndpoint({ name: 'w', createdAt: 1, settings: {} });
+      const withFile = entry('w', {}, [
+        {
+          fieldName: 'doc',
+          fileName: 'a.bin',
+          contentType: 'application/octet-stream',
+          size: 3,
+          data: Buffer.from([0, 255, 7]),
+        },
+      ]);
+      const batch = [withFile, ...Array.from({ length: 999 }, () => entry('w'))];
+      await store.insertHistory(batch);
+      assert.equal(await store.countHistory('w', {}), 1000);
+      const file = await store.getHistoryFile('w', withFile.entry.id, 'doc');
+      assert.deepEqual(file?.data, Buffer.from([0, 255, 7]), 'binary file contents survive the thread hop');
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a worker that cannot write fails the batch with a clear error, and the next batch gets a new worker', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
+  try {
+    const file = join(dir, 'db.sqlite');
+    const store = await openSqliteStore(file); // creates the tables
+    await store.close();
+    const worker = new HistoryInsertWorker(file);
+    const row = {
+      id: 'x1',
+      endpoint: 'echo',
+      created_at: 1,
+      method: 'GET',
+      path: '/',
+      ip: '::1',
+      status: 200,
+      behavior: 'echo',
+      rule_matched: 0,
+      rule_id: null,
+      duration_ms: 1,
+      request_headers: '{}',
+      request_body: '',
+      request_body_truncated: 0,
+      response_headers: '{}',
+      response_body: '',
+      response_body_truncated: 0,
+      files: '[]',
+      problems: '[]',
+    };
+    // A NOT NULL column left null: SQLite refuses the row inside the worker.
+    await assert.rejects(
+      worker.insert([{ ...row, method: null as unknown as string }], []),
+      /history insert failed: .*NOT NULL/,
+    );
+    await worker.insert([row], []);
+    await worker.close();
+    const db = new SQLite(file);
+    assert.deepEqual(db.prepare('SELECT id FROM requests').all(), [{ id: 'x1' }]);
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a worker that cannot open the database rejects the batch instead of hanging', async () => {
+  const worker = new HistoryInsertWorker(join(tmpdir(), 'mb-no-such-dir', 'x', 'db.sqlite'));
+  await assert.rejects(worker.insert([], []), /history worker|unable to open|directory/i);
+  await worker.close();
+});
