@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { METHODS, type IncomingMessage } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import pino from 'pino';
 import type { Config } from './config.js';
+import { createLogger } from './logger.js';
 import type { AppContext } from './context.js';
 import { AppError, errorBody, type ErrorDetail } from './errors.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/index.js';
@@ -92,9 +92,7 @@ function ajvDetail(v: NonNullable<FastifyError['validation']>[number], part: unk
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
-  // Buffered writes: a synchronous write per request line would cost more than the request itself.
-  const logStream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, logStream);
+  const { log, stream: logStream } = createLogger(config.logLevel);
   const https =
     config.tlsCert && config.tlsKey
       ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }

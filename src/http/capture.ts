@@ -45,15 +45,23 @@ export function collectHeaders(rawHeaders: readonly string[]): {
   duplicates: string[];
 } {
   const headers = dict<string>();
-  // Map order is insertion order: the duplicates come out in order of first appearance.
-  const counts = new Map<string, number>();
+  let repeated = false;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (headers[name] !== undefined) repeated = true;
+    headers[name] = rawHeaders[i + 1]!;
+  }
+  return { headers, duplicates: repeated ? duplicateNames(rawHeaders) : [] };
+}
+
+/** Names sent more than once, in order of first appearance (rare: counted only when needed). */
+function duplicateNames(rawHeaders: readonly string[]): string[] {
+  const counts = new Map<string, number>(); // insertion order is first appearance
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase();
     counts.set(name, (counts.get(name) ?? 0) + 1);
-    headers[name] = rawHeaders[i + 1]!;
   }
-  const duplicates = [...counts].filter(([, n]) => n > 1).map(([name]) => name);
-  return { headers, duplicates };
+  return [...counts].filter(([, n]) => n > 1).map(([name]) => name);
 }
 
 /** Parses the query string of `path` (SPEC §2 shape). */
