@@ -59,7 +59,10 @@ export class HistoryInsertWorker {
     return worker;
   }
 
-  /** Lets the batches under way finish, then closes the worker's connection. */
+  /**
+   * Lets the batches under way finish, then closes the worker's connection. A worker that has not
+   * exited 5 s later is terminated, so that a shutdown cannot hang on it.
+   */
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
@@ -67,6 +70,8 @@ export class HistoryInsertWorker {
     this.worker = undefined;
     const exited = new Promise<void>((r) => worker.once('exit', () => r()));
     worker.postMessage('close');
+    const timer = setTimeout(() => void worker.terminate(), 5000);
     await exited;
+    clearTimeout(timer);
   }
 }

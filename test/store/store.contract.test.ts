@@ -295,6 +295,22 @@ for (const b of backends) {
       assert.equal(await store.countHistory('purge', {}), 3);
     });
 
+    it('deletes running at the same time count each entry once', async () => {
+      await store.createEndpoint({ name: 'race', createdAt: 1, settings: {} });
+      const batch = Array.from({ length: 300 }, (_, i) => entry('race', { status: i % 2 === 0 ? 404 : 200 }));
+      await store.insertHistory(batch);
+      const counts = await Promise.all([
+        store.deleteHistory('race', { status: 404 }),
+        store.deleteHistory('race', {}),
+        store.deleteHistory('race', { status: 404 }),
+      ]);
+      assert.equal(
+        counts.reduce((a, b) => a + b, 0),
+        300,
+      );
+      assert.equal(await store.countHistory('race', {}), 0);
+    });
+
     it('deleting an endpoint also drops its entries waiting for the purge', async () => {
       await store.createEndpoint({ name: 'half', createdAt: 1, settings: {} });
       await store.insertHistory([entry('half'), entry('half')]);
