@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { AppContext } from './context.js';
 import { AppError, errorBody, type ErrorDetail } from './errors.js';
-import { MemoryRateLimiter, type RateLimiter } from './http/index.js';
+import { clientErrorHandler, MemoryRateLimiter, type RateLimiter } from './http/index.js';
 import { endpointRoutes, SERVICE_LABELS } from './mock/index.js';
 import {
   HistoryWriter,
@@ -106,6 +106,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     rewriteUrl: rewriteFor(config.baseDomain),
     routerOptions: { maxParamLength: 1000 },
     return503OnClosing: true,
+    clientErrorHandler,
     ...(https ? { https } : {}),
   }) as unknown as FastifyInstance;
 

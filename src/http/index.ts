@@ -14,3 +14,4 @@ export {
   type UploadedFile,
 } from './parse.js';
 export { MemoryRateLimiter, rateLimitHeaders, type RateLimiter, type RateDecision } from './rate-limit.js';
+export { clientErrorHandler } from './client-error.js';

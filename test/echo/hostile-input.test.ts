@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { rawRequest } from '../helpers/raw.js';
+import { rawRequest, type RawResponse } from '../helpers/raw.js';
 import { INVALID_UTF8_WARNING, JSON_MAX_DEPTH, MULTIPART_MAX_PARTS } from '../../src/http/index.js';
 import { assertServes, multipart, rawEcho, rawHttp } from './echo-helpers.js';
 
@@ -231,14 +231,37 @@ void describe('hostile input', () => {
     assert.equal(doc.path, path);
   });
 
+  /** A refusal from Node's parser: the §4 error body, CORS, and the connection closed. */
+  function assertParserRefusal(res: RawResponse, status: number, code: string): void {
+    assert.equal(res.status, status);
+    assert.match(res.headers['content-type'] ?? '', /^application\/json/);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+    assert.equal(res.headers['connection'], 'close');
+    const body = JSON.parse(res.body) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, code);
+    assert.ok(body.error.message.length > 0);
+  }
+
   void it('a path beyond the size Node accepts (20 KB) gets a clear 431', async () => {
     const res = await rawRequest(app.port, rawHttp('GET', '/e/echo/' + 'p'.repeat(20_000)));
-    assert.equal(res.status, 431);
+    assertParserRefusal(res, 431, 'header_too_large');
   });
 
   void it('headers over the size Node accepts get a clear 431', async () => {
     const res = await rawRequest(app.port, rawHttp('GET', '/e/echo/big', [['X-Big', 'v'.repeat(20_000)]]));
-    assert.equal(res.status, 431);
+    assertParserRefusal(res, 431, 'header_too_large');
+  });
+
+  void it('bytes that are not HTTP get 400 validation_error, and the server keeps serving', async () => {
+    const res = await rawRequest(app.port, 'HELLO THERE\r\n\r\n');
+    assertParserRefusal(res, 400, 'validation_error');
+    const bad = await rawRequest(
+      app.port,
+      'GET /e/echo/x HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n',
+    );
+    assertParserRefusal(bad, 400, 'validation_error');
+    const { doc } = await rawEcho(app.port, rawHttp('GET', '/e/echo/after'));
+    assert.equal(doc.path, '/after');
   });
 
   void it('hundreds of repeats of one header give one warning', async () => {
