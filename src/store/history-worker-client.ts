@@ -7,7 +7,8 @@ import { Worker } from 'node:worker_threads';
 import type { FileRow, RequestRow } from './history-table.js';
 import type { InsertMessage, InsertReply } from './history-worker.js';
 
-type Pending = { resolve: () => void; reject: (err: Error) => void };
+/** A batch sent and not answered yet: how to settle it, and its promise (which `close` waits for). */
+type Pending = { resolve: () => void; reject: (err: Error) => void; done: Promise<void> };
 
 /** Under tsx (the tests, `npm run bench:*`) the worker is TypeScript and needs tsx's loader too. */
 function startWorker(file: string): Worker {
@@ -21,7 +22,6 @@ function startWorker(file: string): Worker {
 export class HistoryInsertWorker {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
-  private readonly inflight = new Set<Promise<void>>();
   private seq = 0;
 
   constructor(private readonly file: string) {}
@@ -29,14 +29,11 @@ export class HistoryInsertWorker {
   insert(rows: RequestRow[], files: FileRow[]): Promise<void> {
     const worker = (this.worker ??= this.spawn());
     const seq = ++this.seq;
-    const done = new Promise<void>((resolve, reject) => {
-      this.pending.set(seq, { resolve, reject });
-      const message: InsertMessage = { seq, rows, files };
-      worker.postMessage(message);
-    });
-    this.inflight.add(done);
-    const settle = (): void => void this.inflight.delete(done);
-    done.then(settle, settle);
+    let settle!: Omit<Pending, 'done'>;
+    const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    this.pending.set(seq, { ...settle, done });
+    const message: InsertMessage = { seq, rows, files };
+    worker.postMessage(message);
     return done;
   }
 
@@ -66,7 +63,7 @@ export class HistoryInsertWorker {
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    await Promise.allSettled(this.inflight);
+    await Promise.allSettled([...this.pending.values()].map((p) => p.done));
     this.worker = undefined;
     const exited = new Promise<void>((r) => worker.once('exit', () => r()));
     worker.postMessage('close');

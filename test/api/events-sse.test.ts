@@ -5,6 +5,7 @@ import http from 'node:http';
 import { createKey } from '../../src/api/index.js';
 import { MemoryEventBus, type EventListener } from '../../src/events/index.js';
 import { ADMIN_KEY, adminAuth, startApp, type TestApp } from '../helpers/app.js';
+import { until } from '../helpers/until.js';
 import { newEndpoint } from './history-fixtures.js';
 
 /** Counts live subscriptions, to see that a closed stream unsubscribes. */
@@ -102,14 +103,6 @@ after(async () => {
 });
 
 const eventsUrl = (ep: string, query = '') => `${app.url}/api/v2/endpoints/${ep}/events${query}`;
-
-async function until(cond: () => boolean, timeoutMs = 1000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 void describe('delivery', () => {
   void test('opens with the SSE headers, a comment and a retry line', async () => {

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MockEvent } from '../../src/events/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { until } from '../helpers/until.js';
 import { allIds, api, entry, isoAgo, newEndpoint } from './history-fixtures.js';
 
 let app: TestApp;
@@ -162,11 +163,11 @@ void describe('what a delete leaves', () => {
     const res = await api(app, 'DELETE', `/endpoints/${ep}/requests?status=500`);
     assert.equal(res.status, 200);
     assert.equal(res.body.count, 1);
-    const end = Date.now() + 5000;
-    while ((await app.ctx.store.historyPurgeBacklog()) > 0) {
-      assert.ok(Date.now() < end, 'the purge job emptied the backlog within 5 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(
+      async () => (await app.ctx.store.historyPurgeBacklog()) === 0,
+      5000,
+      'the purge job did not empty the backlog within 5 s',
+    );
     assert.equal(await app.ctx.store.countHistory(ep, {}), 4);
   });
 

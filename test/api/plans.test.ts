@@ -4,8 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { testConfig } from '../../src/config.js';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError, testConfig } from '../../src/config.js';
 import { BUILT_IN_PLANS, plansFor, resolvePlans } from '../../src/api/plans.js';
 import {
   assertDetail,

@@ -6,16 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore, startHistoryPurge, type KyselyStore } from '../../src/store/index.js';
 import { entry } from '../api/history-fixtures.js';
+import { until } from '../helpers/until.js';
 
 const quiet = { info: () => undefined, error: () => undefined };
-
-async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function rowsOnDisk(store: KyselyStore, endpoint: string): Promise<number> {
   const r = await store.db
@@ -50,7 +43,7 @@ test('hidden entries stay hidden across a restart, and the purge then deletes th
         },
       };
       const purge = startHistoryPurge(counting, quiet, { intervalMs: 20, chunk: 1000 });
-      await until(async () => (await store.historyPurgeBacklog()) === 0);
+      await until(async () => (await store.historyPurgeBacklog()) === 0, 5000);
       await purge.stop();
       assert.deepEqual(calls.slice(0, 3), [1000, 1000, 500], 'one pass in chunks of 1000');
       assert.equal(await rowsOnDisk(store, 'big'), 1);
@@ -82,7 +75,7 @@ test('a failing purge is logged and retried at the next interval; stop waits for
       intervalMs: 10,
     },
   );
-  await until(async () => calls >= 2);
+  await until(() => calls >= 2, 5000);
   assert.equal(errors.length, 1);
   let stopped = false;
   const stopping = purge.stop().then(() => (stopped = true));
