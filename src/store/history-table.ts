@@ -125,15 +125,21 @@ export class HistoryTable {
     }
     await this.db.transaction().execute(async (tx) => {
       // Chunked to stay under SQLite's bound-parameter limit.
+      const inserted = new Set<string>();
       for (let i = 0; i < entries.length; i += 200) {
         const chunk = entries.slice(i, i + 200);
-        await tx
+        const rows = await tx
           .insertInto('requests')
           .values(chunk.map((e) => toRow(e.entry)))
           .onConflict((oc) => oc.column('id').doNothing())
+          .returning('id')
           .execute();
+        for (const r of rows) inserted.add(r.id);
       }
-      const files = entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
+      // A batch written again (a retry) skips the entries already there, and their files with them.
+      const files = entries
+        .filter((e) => inserted.has(e.entry.id))
+        .flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
       for (let i = 0; i < files.length; i += 100) {
         await tx
           .insertInto('request_files')

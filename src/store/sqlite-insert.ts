@@ -50,7 +50,8 @@ const FILE_COLUMNS: (keyof FileRow)[] = [
 /**
  * History rows through prepared statements in one transaction: the hot path of every recorded
  * request, where building a many-parameter SQL text per batch (as a query builder does) costs more
- * than the insert itself.
+ * than the insert itself. A batch written again (its acknowledgement was lost, and the writer
+ * retried) changes nothing: rows already there are skipped, and so are their files.
  */
 export function sqliteBulkInsert(db: SQLite.Database): (rows: RequestRow[], files: FileRow[]) => void {
   let statements: { row: SQLite.Statement; file: SQLite.Statement } | undefined;
@@ -69,7 +70,8 @@ export function sqliteBulkInsert(db: SQLite.Database): (rows: RequestRow[], file
   };
   return db.transaction((rows: RequestRow[], files: FileRow[]) => {
     const s = prepare();
-    for (const r of rows) s.row.run(r);
-    for (const f of files) s.file.run(f);
+    const skipped = new Set<string>();
+    for (const r of rows) if (s.row.run(r).changes === 0) skipped.add(r.id);
+    for (const f of files) if (!skipped.has(f.request_id)) s.file.run(f);
   });
 }

@@ -295,6 +295,29 @@ for (const b of backends) {
       assert.equal(await store.countHistory('purge', {}), 3);
     });
 
+    it('history: a batch written twice (a retried write) stores its entries and files once', async () => {
+      await store.createEndpoint({ name: 'retry', createdAt: 1, settings: {} });
+      const doc = {
+        fieldName: 'doc',
+        fileName: 'a.txt',
+        contentType: 'text/plain',
+        size: 3,
+        data: Buffer.from('abc'),
+      };
+      const first = entry('retry', {}, [doc]);
+      await store.insertHistory([first]);
+      const second = entry('retry', {}, [doc]);
+      // The retry carries the entry already written and one that was not.
+      await store.insertHistory([first, second]);
+      assert.equal(await store.countHistory('retry', {}), 2);
+      const files = await store.db
+        .selectFrom('request_files')
+        .select('request_id')
+        .where('endpoint', '=', 'retry')
+        .execute();
+      assert.deepEqual(files.map((f) => f.request_id).sort(), [first.entry.id, second.entry.id].sort());
+    });
+
     it('deletes running at the same time count each entry once', async () => {
       await store.createEndpoint({ name: 'race', createdAt: 1, settings: {} });
       const batch = Array.from({ length: 300 }, (_, i) => entry('race', { status: i % 2 === 0 ? 404 : 200 }));
