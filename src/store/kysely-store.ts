@@ -291,8 +291,8 @@ export class KyselyStore implements Store {
     return this.history.getFile(endpoint, requestId, fieldName);
   }
 
-  pruneHistory(before: number, maxPerEndpoint: number): Promise<number> {
-    return this.history.prune(before, maxPerEndpoint);
+  pruneHistory(before: number, maxPerEndpoint: number, chunk?: number): Promise<number> {
+    return this.history.prune(before, maxPerEndpoint, chunk);
   }
 
   // ---- state ----

@@ -170,8 +170,11 @@ export interface Store {
   /** Deleted entries not purged yet. */
   historyPurgeBacklog(): Promise<number>;
   getHistoryFile(endpoint: string, requestId: string, fieldName: string): Promise<HistoryFile | undefined>;
-  /** Retention: drops entries older than `before` and beyond `maxPerEndpoint`. Returns the count. */
-  pruneHistory(before: number, maxPerEndpoint: number): Promise<number>;
+  /**
+   * Retention: drops entries older than `before` and beyond `maxPerEndpoint`, `chunk` at a time
+   * (one transaction each, yielding to requests between them). Returns the count.
+   */
+  pruneHistory(before: number, maxPerEndpoint: number, chunk?: number): Promise<number>;
 
   listState(endpoint: string): Promise<StateItem[]>;
   getState(endpoint: string, type: string, key: string): Promise<StateItem | undefined>;

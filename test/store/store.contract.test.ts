@@ -228,6 +228,47 @@ for (const b of backends) {
       );
     });
 
+    it('history: retention deletes in chunks, oldest first, yielding to requests between them', async () => {
+      await store.createEndpoint({ name: 'aged', createdAt: 1, settings: {} });
+      const doc = {
+        fieldName: 'doc',
+        fileName: 'a.txt',
+        contentType: 'text/plain',
+        size: 3,
+        data: Buffer.from('abc'),
+      };
+      const old = [1, 2, 3, 4, 5].map((t) => entry('aged', { createdAt: t * 100 }, [doc]));
+      const recent = [1, 2, 3, 4].map(() => entry('aged', {}, [doc]));
+      await store.insertHistory([...old, ...recent]);
+      let turns = 0;
+      let spinning = true;
+      const spin = (): void => {
+        if (!spinning) return;
+        turns++;
+        setImmediate(spin);
+      };
+      setImmediate(spin);
+      // Five expired (three chunks of two), then the cap of 3 takes the oldest recent one.
+      const pruned = await store.pruneHistory(1000, 3, 2);
+      spinning = false;
+      assert.equal(pruned, 6);
+      assert.ok(turns >= 2, `the event loop turned between chunks (${turns} turns)`);
+      assert.deepEqual(
+        (await store.listHistory('aged', {}, 10)).data.map((e) => e.id),
+        recent
+          .slice(1)
+          .map((e) => e.entry.id)
+          .reverse(),
+      );
+      const files = await store.db
+        .selectFrom('request_files')
+        .select('request_id')
+        .where('endpoint', '=', 'aged')
+        .execute();
+      assert.equal(files.length, 3, 'the files of pruned entries are gone too');
+      await store.deleteHistory('aged', {}); // leaves the later tests' counts alone
+    });
+
     it('history: a delete hides entries at once; the purge removes them and their files for good', async () => {
       await store.createEndpoint({ name: 'purge', createdAt: 1, settings: {} });
       while ((await store.purgeHistory(100)) > 0); // what earlier tests deleted
