@@ -7,64 +7,17 @@
  *
  *   npm run bench:echo            (ROUNDS=3 DURATION=8 by default)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { BARE_ECHO, ECHO_PATH, mockingbirdServe, startServer } from './servers.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const DURATION = Number(process.env['DURATION'] ?? 8);
 const CONNECTIONS = 50;
 /** Requests a second for the CPU-per-request measurement: well under what either server sustains. */
 const FIXED_RATE = Number(process.env['FIXED_RATE'] ?? 5000);
-
-/** The baseline: the same echo fields, computed by hand with node:http and nothing else. */
-const BARE = `
-const http = require('node:http');
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const headers = {};
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headers[req.rawHeaders[i].toLowerCase()] = req.rawHeaders[i + 1];
-    const q = req.url.indexOf('?');
-    const query = {};
-    if (q !== -1) for (const [k, v] of new URLSearchParams(req.url.slice(q + 1))) query[k] = v;
-    const body = JSON.stringify({ method: req.method, protocol: 'http', host: headers.host, path: req.url,
-      ip: req.socket.remoteAddress, headers, parsedQueryParams: query });
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' });
-    res.end(body);
-  });
-});
-server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
-`;
-
-const children: ChildProcess[] = [];
-// Never leave a server behind, whatever happens to this script.
-process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
-
-/**
- * Starts a server whose stdout goes to a file (as a production log would), and waits for its
- * listening line there. Piping it into this process would make autocannon share its core with
- * the server's log.
- */
-async function start(cmd: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const logFile = join(logDir, `server-${children.length}.log`);
-  const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, cmd, { env, stdio: ['ignore', fd, 'inherit'] });
-  children.push(child);
-  let exited: number | null | undefined;
-  child.on('exit', (code) => (exited = code));
-  for (let waited = 0; waited < 30_000; waited += 100) {
-    await new Promise((r) => setTimeout(r, 100));
-    const m = /listening on https?:\/\/[^:]+:(\d+)/.exec(readFileSync(logFile, 'utf8'));
-    if (m) return { child, port: Number(m[1]) };
-    if (exited !== undefined) break;
-  }
-  throw new Error(`server did not start: ${readFileSync(logFile, 'utf8')}`);
-}
 
 async function load(url: string): Promise<{ rps: number; p99: number; non2xx: number }> {
   const r = await autocannon({ url, connections: CONNECTIONS, pipelining: 1, duration: DURATION });
@@ -105,17 +58,10 @@ function median(xs: number[]): number {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mb-bench-'));
 const logDir = mkdtempSync(join(tmpdir(), 'mb-bench-logs-'));
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const bare = await start(['-e', BARE], process.env);
-const mb = await start([cli, 'serve', '--port', '0'], {
-  ...process.env,
-  DATA_DIR: dataDir,
-  ECHO_RATE_LIMIT: '10000000',
-  LOG_LEVEL: 'info',
-  DATABASE_URL: '',
-  MOCKINGBIRD_API_KEY: 'mb_bench_key_not_secret_0123456789abcdef',
-});
-const path = '/e/echo/bench/items?page=2&sort=name';
+const bare = await startServer(['-e', BARE_ECHO], process.env, join(logDir, 'bare.log'));
+const serve = mockingbirdServe(dataDir);
+const mb = await startServer(serve.args, serve.env, join(logDir, 'mockingbird.log'));
+const path = ECHO_PATH;
 let cpu: { bare: { total: number; main: number }; mockingbird: { total: number; main: number } } | undefined;
 const results = {
   bare: [] as { rps: number; p99: number }[],
