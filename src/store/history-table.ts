@@ -7,7 +7,6 @@
  * small transactions, so a large delete neither holds the caller for seconds nor blocks the process
  * (SQLite runs on the main thread) while it rewrites half the table (bench/history.ts).
  */
-import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import type { Behavior, HistoryEntry, HistoryFile, HistoryFilter, NewHistoryEntry, Page } from './types.js';
@@ -94,7 +93,7 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
 }
 
 /** `requests` rows whose id was not hidden by a delete. */
-function notHidden(eb: RequestsEb) {
+export function notHidden(eb: RequestsEb) {
   return eb.not(
     eb.exists(
       eb
@@ -392,73 +391,5 @@ export class HistoryTable {
         data: Buffer.from(r.data),
       }
     );
-  }
-
-  /**
-   * Retention. Hidden entries are left to the purge: they neither count towards the cap nor here.
-   * Deletes per endpoint (along its index), `chunk` oldest entries per transaction, yielding to
-   * requests between them: on SQLite one statement over a large history held the process for seconds.
-   */
-  async prune(before: number, maxPerEndpoint: number, chunk = 500): Promise<number> {
-    let total = 0;
-    for (const endpoint of await this.endpointsWithHistory()) {
-      total += await this.deleteOlder(endpoint, before, chunk);
-      // Counted per endpoint, without the hidden-id check when nothing is hidden: a count over the
-      // whole table, grouped by endpoint, held SQLite's thread for ~0.2 s per million entries.
-      if ((await this.count(endpoint, {})) <= maxPerEndpoint) continue;
-      const edge = await this.db
-        .selectFrom('requests')
-        .select('created_at')
-        .where('endpoint', '=', endpoint)
-        .where(notHidden)
-        .orderBy('created_at', 'desc')
-        .offset(maxPerEndpoint)
-        .limit(1)
-        .executeTakeFirst();
-      if (edge) total += await this.deleteOlder(endpoint, Number(edge.created_at) + 1, chunk);
-    }
-    return total;
-  }
-
-  /** The endpoints that have history, one index lookup each (a loose index scan). */
-  private async endpointsWithHistory(): Promise<string[]> {
-    const out: string[] = [];
-    for (;;) {
-      let q = this.db.selectFrom('requests').select((eb) => eb.fn.min('endpoint').as('next'));
-      if (out.length > 0) q = q.where('endpoint', '>', out[out.length - 1]!);
-      const r = await q.executeTakeFirst();
-      if (r?.next === undefined || r.next === null) return out;
-      out.push(r.next);
-    }
-  }
-
-  /** Deletes the endpoint's visible entries older than `before`, oldest first, `chunk` per transaction. */
-  private async deleteOlder(endpoint: string, before: number, chunk: number): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const n = await this.db.transaction().execute(async (tx) => {
-        const rows = await tx
-          .selectFrom('requests')
-          .select('id')
-          .where('endpoint', '=', endpoint)
-          .where('created_at', '<', before)
-          .where(notHidden)
-          .orderBy('created_at')
-          .limit(chunk)
-          .execute();
-        if (rows.length === 0) return 0;
-        const ids = rows.map((r) => r.id);
-        await tx
-          .deleteFrom('request_files')
-          .where('endpoint', '=', endpoint)
-          .where('request_id', 'in', ids)
-          .execute();
-        await tx.deleteFrom('requests').where('id', 'in', ids).execute();
-        return rows.length;
-      });
-      total += n;
-      if (n < chunk) return total;
-      await yieldToRequests();
-    }
   }
 }

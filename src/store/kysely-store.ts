@@ -4,6 +4,7 @@
  */
 import { Migrator, type Kysely } from 'kysely';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
+import { pruneHistoryRows } from './history-retention.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
 import type {
@@ -292,7 +293,7 @@ export class KyselyStore implements Store {
   }
 
   pruneHistory(before: number, maxPerEndpoint: number, chunk?: number): Promise<number> {
-    return this.history.prune(before, maxPerEndpoint, chunk);
+    return pruneHistoryRows(this.db, (ep) => this.history.count(ep, {}), before, maxPerEndpoint, chunk);
   }
 
   // ---- state ----
