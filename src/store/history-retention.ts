@@ -8,7 +8,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { notHidden } from './history-table.js';
+import { deleteEntries, notHidden } from './history-table.js';
 
 /**
  * One retention pass; returns how many entries went. `count` counts an endpoint's visible entries
@@ -72,13 +72,11 @@ async function deleteOlder(
         .limit(chunk)
         .execute();
       if (rows.length === 0) return 0;
-      const ids = rows.map((r) => r.id);
-      await tx
-        .deleteFrom('request_files')
-        .where('endpoint', '=', endpoint)
-        .where('request_id', 'in', ids)
-        .execute();
-      await tx.deleteFrom('requests').where('id', 'in', ids).execute();
+      await deleteEntries(
+        tx,
+        endpoint,
+        rows.map((r) => r.id),
+      );
       return rows.length;
     });
     total += n;

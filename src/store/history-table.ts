@@ -106,6 +106,21 @@ export function notHidden(eb: RequestsEb) {
   );
 }
 
+/** Deletes entries of one endpoint and their files, by id (the purge and retention). */
+export async function deleteEntries(
+  tx: Transaction<Database>,
+  endpoint: string,
+  ids: string[],
+): Promise<void> {
+  await tx
+    .deleteFrom('request_files')
+    .where('endpoint', '=', endpoint)
+    .where('request_id', 'in', ids)
+    .execute();
+  // By id alone (ids are unique): with `endpoint` too, SQLite walks an endpoint index instead.
+  await tx.deleteFrom('requests').where('id', 'in', ids).execute();
+}
+
 export class HistoryTable {
   constructor(
     private readonly db: Kysely<Database>,
@@ -328,13 +343,7 @@ export class HistoryTable {
       }
       for (const [endpoint, group] of byEndpoint) {
         const ids = group.map((r) => r.id);
-        await tx
-          .deleteFrom('request_files')
-          .where('endpoint', '=', endpoint)
-          .where('request_id', 'in', ids)
-          .execute();
-        // By id alone (ids are unique): with `endpoint` too, SQLite walks an endpoint index instead.
-        await tx.deleteFrom('requests').where('id', 'in', ids).execute();
+        await deleteEntries(tx, endpoint, ids);
         await tx
           .deleteFrom('history_hidden')
           .where('endpoint', '=', endpoint)

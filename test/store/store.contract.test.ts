@@ -45,6 +45,15 @@ const backends: Backend[] = [
   },
 ];
 
+/** A small uploaded file, attached to entries by the history tests. */
+const doc: Omit<HistoryFile, 'requestId'> = {
+  fieldName: 'doc',
+  fileName: 'a.txt',
+  contentType: 'text/plain',
+  size: 3,
+  data: Buffer.from('abc'),
+};
+
 let seq = 0;
 /** The shared history fixture, with ids and times that grow in insertion order. */
 function entry(
@@ -230,13 +239,6 @@ for (const b of backends) {
 
     it('history: retention deletes in chunks, oldest first, yielding to requests between them', async () => {
       await store.createEndpoint({ name: 'aged', createdAt: 1, settings: {} });
-      const doc = {
-        fieldName: 'doc',
-        fileName: 'a.txt',
-        contentType: 'text/plain',
-        size: 3,
-        data: Buffer.from('abc'),
-      };
       const old = [1, 2, 3, 4, 5].map((t) => entry('aged', { createdAt: t * 100 }, [doc]));
       const recent = [1, 2, 3, 4].map(() => entry('aged', {}, [doc]));
       await store.insertHistory([...old, ...recent]);
@@ -272,13 +274,6 @@ for (const b of backends) {
     it('history: a delete hides entries at once; the purge removes them and their files for good', async () => {
       await store.createEndpoint({ name: 'purge', createdAt: 1, settings: {} });
       while ((await store.purgeHistory(100)) > 0); // what earlier tests deleted
-      const doc = {
-        fieldName: 'doc',
-        fileName: 'a.txt',
-        contentType: 'text/plain',
-        size: 3,
-        data: Buffer.from('abc'),
-      };
       const gone = [
         entry('purge', { status: 404 }, [doc]),
         entry('purge', { status: 404 }),
@@ -338,13 +333,6 @@ for (const b of backends) {
 
     it('history: a batch written twice (a retried write) stores its entries and files once', async () => {
       await store.createEndpoint({ name: 'retry', createdAt: 1, settings: {} });
-      const doc = {
-        fieldName: 'doc',
-        fileName: 'a.txt',
-        contentType: 'text/plain',
-        size: 3,
-        data: Buffer.from('abc'),
-      };
       const first = entry('retry', {}, [doc]);
       await store.insertHistory([first]);
       const second = entry('retry', {}, [doc]);
