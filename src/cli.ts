@@ -9,7 +9,7 @@ import { ConfigError, SETTINGS, loadConfig, type Config } from './config.js';
 import { buildApp } from './server.js';
 import { openStore } from './store/index.js';
 import { createKey } from './api/keys.js';
-import { endpointNameProblem } from './mock/index.js';
+import { ECHO_ENDPOINT, endpointNameProblem } from './endpoint/index.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -126,7 +126,7 @@ async function serve(cfg: Config): Promise<void> {
 async function keysCreate(cfg: Config, endpoint: string | undefined): Promise<void> {
   if (endpoint !== undefined) {
     const problem = endpointNameProblem(endpoint);
-    if (problem && endpoint !== 'echo') fail(`--endpoint: ${problem}`);
+    if (problem && endpoint !== ECHO_ENDPOINT) fail(`--endpoint: ${problem}`);
   }
   const store = await openStore(cfg).catch((err: unknown) =>
     fail(`cannot open the database: ${String(err)}`),

@@ -1,17 +1,24 @@
 /**
- * The one process, one port server. Builds the store, the history writer and the Fastify instance;
- * dispatches by Host (SPEC §1): `<name>.<BASE_DOMAIN>` is rewritten to the path form `/e/<name>/…`,
- * every other host serves the bare-domain routes (dashboard, API, TOTP).
+ * The one process, one port server: builds the store, the history writer and the Fastify instance,
+ * and wires the capabilities into it. Which endpoint a request is for is decided by endpoint/
+ * (dispatch.ts); every other host serves the bare-domain routes (dashboard, API, TOTP).
  */
 import { readFileSync } from 'node:fs';
-import { METHODS, type IncomingMessage } from 'node:http';
+import { METHODS } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { AppContext } from './context.js';
 import { AppError, errorBody, type ErrorDetail } from './errors.js';
-import { clientErrorHandler, MemoryRateLimiter, type RateLimiter } from './http/index.js';
-import { endpointRoutes, SERVICE_LABELS } from './mock/index.js';
+import {
+  answerExpectContinue,
+  clientErrorHandler,
+  MemoryRateLimiter,
+  type RateLimiter,
+} from './http/index.js';
+import { ECHO_ENDPOINT, endpointRoutes, rewriteUrlFor } from './endpoint/index.js';
+import { echoPipeline } from './echo/index.js';
+import { mockPipeline } from './mock/index.js';
 import {
   HistoryWriter,
   openStore,
@@ -21,8 +28,7 @@ import {
 } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes, startTotpJobs } from './totp/index.js';
-import { apiRoutes, ensureAdminKey } from './api/index.js';
-import { toRecord } from './api/history-query.js';
+import { apiRoutes, ensureAdminKey, publishRequestEvents } from './api/index.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -43,29 +49,6 @@ export interface BuildOptions {
 /** The URL for the log line, with an `access_token` query value (EventSource auth) hidden. */
 export function redactUrl(url: string): string {
   return url.includes('access_token=') ? url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]') : url;
-}
-
-/** Maps a Host header to the endpoint it names, or undefined for the bare-domain routes. */
-export function endpointForHost(host: string | undefined, baseDomain: string): string | undefined {
-  if (!host) return undefined;
-  let h = host.toLowerCase();
-  if (h.startsWith('[')) return undefined; // IPv6 literal
-  const colon = h.lastIndexOf(':');
-  if (colon !== -1) h = h.slice(0, colon);
-  if (h.endsWith('.')) h = h.slice(0, -1);
-  if (!h.endsWith('.' + baseDomain)) return undefined;
-  const label = h.slice(0, -(baseDomain.length + 1));
-  if (label === '' || label.includes('.') || SERVICE_LABELS.has(label)) return undefined;
-  return label;
-}
-
-function rewriteFor(baseDomain: string) {
-  return (req: IncomingMessage): string => {
-    const url = req.url ?? '/';
-    const name = endpointForHost(req.headers.host, baseDomain);
-    if (name === undefined) return url;
-    return `/e/${name}${url.startsWith('/') ? url : '/' + url}`;
-  };
 }
 
 /**
@@ -103,7 +86,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     logger: false,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
-    rewriteUrl: rewriteFor(config.baseDomain),
+    rewriteUrl: rewriteUrlFor(config.baseDomain),
     routerOptions: { maxParamLength: 1000 },
     return503OnClosing: true,
     clientErrorHandler,
@@ -123,13 +106,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     log,
     now: opts.now ?? Date.now,
   };
-  // Dashboards hear of a request once its history entry is written (so that they can fetch it).
-  history.onWritten((batch) => {
-    for (const { entry } of batch) {
-      if (!events.isListening(entry.endpoint)) continue; // no dashboard: no summary to build
-      events.publish({ endpoint: entry.endpoint, name: 'request.created', data: toRecord(entry, false) });
-    }
-  });
+  publishRequestEvents(ctx);
 
   const generatedAdminKey = await ensureAdminKey(store, config.apiKey);
 
@@ -138,7 +115,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     log.info(
       {
         method: request.method,
-        host: request.raw.headers.host, // raw: endpoint routes show Fastify a stand-in header set
+        host: request.headers.host,
         url: redactUrl(request.originalUrl),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
@@ -178,26 +155,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   for (const m of METHODS) {
     if (m !== 'CONNECT' && !fastify.supportedMethods.includes(m)) fastify.addHttpMethod(m, { hasBody: true });
   }
-  // `Expect: 100-continue` with a declared body over the limit: answer 413 at once instead of
-  // inviting the client to send a body that will be refused.
-  fastify.server.on('checkContinue', (req, res) => {
-    if (Number(req.headers['content-length'] ?? 0) > config.bodyLimit) {
-      const body = JSON.stringify(
-        errorBody('payload_too_large', `The request body is larger than ${config.bodyLimit} bytes.`),
-      );
-      res.writeHead(413, {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(body),
-        'access-control-allow-origin': '*',
-        connection: 'close',
-      });
-      res.end(body);
-      return;
-    }
-    res.writeContinue();
-    fastify.server.emit('request', req, res);
-  });
-  await fastify.register(async (scope) => endpointRoutes(scope, ctx));
+  // `Expect: 100-continue` with a declared body over the limit: 413 at once.
+  answerExpectContinue(fastify.server, config.bodyLimit);
+  const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user: mockPipeline(ctx) };
+  await fastify.register(async (scope) => endpointRoutes(scope, ctx, routing));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   const stopTotpJobs = startTotpJobs(ctx);

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { endpointNameProblem } from '../mock/index.js';
+import { endpointNameProblem } from '../endpoint/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { requireAdmin, requireEndpointAccess } from './auth.js';
 import { planNameOf, planOf, plansFor } from './plans.js';

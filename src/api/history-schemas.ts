@@ -108,6 +108,8 @@ export const GetQuery = Type.Object({ mode: Type.Optional(Mode) }, { additionalP
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 const Headers = Type.Record(Type.String(), Type.String());
+/** Response headers: a header sent more than once (`Set-Cookie`) keeps each value. */
+const ResponseHeaders = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]));
 
 export const FileMeta = Type.Object({
   name: Type.String({ description: 'Form field name.' }),
@@ -132,7 +134,7 @@ export const RequestRecord = Type.Object({
   responseBodyTruncated: Type.Boolean(),
   problems: Type.Array(Type.String(), { description: 'Template or pipeline problems noted.' }),
   request: Type.Optional(Type.Object({ headers: Headers, body: Type.String() })),
-  response: Type.Optional(Type.Object({ headers: Headers, body: Type.String() })),
+  response: Type.Optional(Type.Object({ headers: ResponseHeaders, body: Type.String() })),
 });
 export type RequestRecord = Static<typeof RequestRecord>;
 

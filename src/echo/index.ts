@@ -1,9 +1,3 @@
 /** Public surface of the echo server. */
-export {
-  echoDocument,
-  isPreflight,
-  preflightHeaders,
-  ECHO_METHODS,
-  PREFLIGHT_MAX_AGE,
-  type EchoDocument,
-} from './echo.js';
+export { echoDocument, ECHO_CORS, ECHO_METHODS, PREFLIGHT_MAX_AGE, type EchoDocument } from './echo.js';
+export { echoPipeline } from './pipeline.js';

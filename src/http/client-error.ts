@@ -6,6 +6,8 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERRORS, errorBody, type ErrorCode } from '../errors.js';
+import { JSON_TYPE } from './answer.js';
+import { OPEN_ORIGIN } from './cors.js';
 
 function classify(code: string | undefined): { code: ErrorCode; message: string } {
   if (code === 'HPE_HEADER_OVERFLOW')
@@ -26,9 +28,9 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Type: ${JSON_TYPE}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        'Access-Control-Allow-Origin: *\r\n' +
+        `Access-Control-Allow-Origin: ${OPEN_ORIGIN['access-control-allow-origin']}\r\n` +
         'Connection: close\r\n\r\n' +
         body,
     );

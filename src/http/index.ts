@@ -1,4 +1,4 @@
-/** Public surface of the request-capture layer. */
+/** Public surface of the request-capture layer and the answers shared by every route. */
 export { captureRequest, collectHeaders, parseQuery, clientIp, type CapturedRequest } from './capture.js';
 export { readBody, drainAndClose, mayHaveBody } from './body.js';
 export {
@@ -15,3 +15,17 @@ export {
 } from './parse.js';
 export { MemoryRateLimiter, rateLimitHeaders, type RateLimiter, type RateDecision } from './rate-limit.js';
 export { clientErrorHandler } from './client-error.js';
+export {
+  errorAnswer,
+  headerValues,
+  sendAnswer,
+  writeAnswer,
+  JSON_TYPE,
+  TEXT_TYPE,
+  type Answer,
+  type AnswerHeaders,
+  type HeaderValue,
+} from './answer.js';
+export { corsHeaders, isPreflight, preflightHeaders, OPEN_ORIGIN, type CorsPolicy } from './cors.js';
+export { rateLimitedAnswer, rateLimitedError, tooLargeAnswer } from './refusals.js';
+export { answerExpectContinue } from './expect-continue.js';

@@ -1,20 +1,13 @@
 /**
- * The request pipeline of a user endpoint (SPEC §5). Rules and the fallback chain plug in here; what
- * answers when nothing else does is the default response, overridable per endpoint.
+ * The request pipeline of a user endpoint (SPEC §5), as an ordered list of steps: the plan's daily
+ * quota, then (to come) security, rate limit, rules and the fallback chain, and last the default
+ * response, overridable per endpoint, which always answers.
  */
 import type { AppContext } from '../context.js';
-import type { CapturedRequest } from '../http/index.js';
-import type { Behavior, EndpointRecord } from '../store/index.js';
+import type { EndpointPipeline, Exchange, Outcome, Step } from '../endpoint/index.js';
+import { rateLimitedAnswer, TEXT_TYPE, type Answer } from '../http/index.js';
+import type { EndpointRecord } from '../store/index.js';
 import { planOf } from '../api/plans.js';
-import { errorBody } from '../errors.js';
-import type { Answer } from './record.js';
-
-export interface PipelineResult {
-  answer: Answer;
-  behavior: Behavior;
-  ruleId?: string | null;
-  problems?: string[];
-}
 
 interface DefaultResponseSetting {
   status?: number;
@@ -28,19 +21,19 @@ function headerObject(h: DefaultResponseSetting['headers']): Record<string, stri
   return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-/** The friendly answer for a path nothing is configured for. */
-export function defaultAnswer(ep: EndpointRecord, c: CapturedRequest): Answer {
+/** The friendly answer for a path nothing is configured for, or the endpoint's `defaultResponse`. */
+export function defaultAnswer(ep: EndpointRecord, method: string, pathname: string): Answer {
   const custom = ep.settings['defaultResponse'] as DefaultResponseSetting | null | undefined;
   if (custom && typeof custom === 'object') {
     const headers = headerObject(custom.headers);
-    headers['content-type'] ??= 'text/plain; charset=utf-8';
+    headers['content-type'] ??= TEXT_TYPE;
     return { status: custom.status ?? 200, headers, body: custom.body ?? '' };
   }
   return {
     status: 200,
-    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    headers: { 'content-type': TEXT_TYPE },
     body:
-      `Mockingbird endpoint "${ep.name}" has nothing configured for ${c.method} ${c.pathname} yet. ` +
+      `Mockingbird endpoint "${ep.name}" has nothing configured for ${method} ${pathname} yet. ` +
       `Add a rule with POST /api/v2/endpoints/${ep.name}/rules or in the dashboard.\n`,
   };
 }
@@ -49,41 +42,36 @@ const DAY_MS = 86_400_000;
 
 /**
  * The plan's daily quota (SPEC §10): requests of the current UTC day, counted per endpoint by the
- * shared rate limiter (the day is in the key, so every instance counts the same day). Over the quota:
- * 429 quota_exceeded, recorded as `rejected`; undefined while within it.
+ * shared rate limiter (the day is in the key, so every instance counts the same day; the window of a
+ * day ends at midnight UTC). Over the quota: 429 quota_exceeded, recorded as `rejected`.
  */
-export async function dailyQuota(ctx: AppContext, ep: EndpointRecord): Promise<PipelineResult | undefined> {
-  const limit = planOf(ctx.config, ep).requestsPerDay;
-  if (limit === null) return undefined;
-  const now = ctx.now();
-  const day = new Date(now).toISOString().slice(0, 10);
-  const decision = await ctx.limiter.hit(`quota:${ep.name}:${day}`, limit, DAY_MS);
-  if (decision.allowed) return undefined;
-  const reset = (Math.floor(now / DAY_MS) + 1) * DAY_MS; // next midnight UTC
-  return {
-    behavior: 'rejected',
-    answer: {
-      status: 429,
-      headers: {
-        'content-type': 'application/json; charset=utf-8',
-        'retry-after': String(Math.max(1, Math.ceil((reset - now) / 1000))),
-        'x-ratelimit-limit': String(limit),
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': String(reset / 1000),
-      },
-      body: JSON.stringify(
-        errorBody('quota_exceeded', `Endpoint "${ep.name}" has used its ${limit} requests of the day (UTC).`),
+export function quotaStep(ctx: AppContext): Step {
+  return async ({ endpoint }: Exchange): Promise<Outcome | undefined> => {
+    const limit = planOf(ctx.config, endpoint).requestsPerDay;
+    if (limit === null) return undefined;
+    const now = ctx.now();
+    const day = new Date(now).toISOString().slice(0, 10);
+    const decision = await ctx.limiter.hit(`quota:${endpoint.name}:${day}`, limit, DAY_MS);
+    if (decision.allowed) return undefined;
+    return {
+      behavior: 'rejected',
+      answer: rateLimitedAnswer(
+        decision,
+        now,
+        `Endpoint "${endpoint.name}" has used its ${limit} requests of the day (UTC).`,
+        { code: 'quota_exceeded' },
       ),
-    },
+    };
   };
 }
 
-export async function answerEndpoint(
-  ctx: AppContext,
-  ep: EndpointRecord,
-  c: CapturedRequest,
-): Promise<PipelineResult> {
-  const overQuota = await dailyQuota(ctx, ep);
-  if (overQuota) return overQuota;
-  return { answer: defaultAnswer(ep, c), behavior: 'default' };
+/** The last step: the default response always answers. */
+export const defaultStep: Step = ({ endpoint, request }) => ({
+  answer: defaultAnswer(endpoint, request.method, request.pathname),
+  behavior: 'default',
+});
+
+/** The pipeline every user endpoint runs. */
+export function mockPipeline(ctx: AppContext): EndpointPipeline {
+  return { steps: [quotaStep(ctx), defaultStep] };
 }

@@ -36,7 +36,7 @@ function toEntry(r: RequestRow): HistoryEntry {
     requestHeaders: JSON.parse(r.request_headers) as Record<string, string>,
     requestBody: r.request_body,
     requestBodyTruncated: Number(r.request_body_truncated) === 1,
-    responseHeaders: JSON.parse(r.response_headers) as Record<string, string>,
+    responseHeaders: JSON.parse(r.response_headers) as Record<string, string | string[]>,
     responseBody: r.response_body,
     responseBodyTruncated: Number(r.response_body_truncated) === 1,
     files: JSON.parse(r.files) as HistoryEntry['files'],

@@ -54,7 +54,7 @@ export interface HistoryEntry {
   requestHeaders: Record<string, string>;
   requestBody: string;
   requestBodyTruncated: boolean;
-  responseHeaders: Record<string, string>;
+  responseHeaders: Record<string, string | string[]>;
   responseBody: string;
   responseBodyTruncated: boolean;
   files: FileMeta[];

@@ -8,7 +8,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { clientIp, rateLimitHeaders } from '../http/index.js';
+import {
+  clientIp,
+  corsHeaders,
+  preflightHeaders,
+  rateLimitedError,
+  rateLimitHeaders,
+  type CorsPolicy,
+} from '../http/index.js';
 import { codeAt, type Code } from './codes.js';
 import { parseImportUri, type ImportedAccount, type ParsedImport } from './import-uri.js';
 import { parseQrMultipart, QrUpload } from './multipart.js';
@@ -17,11 +24,16 @@ import type { SecretBox } from './secret-box.js';
 import { parseId, parseQuery, parseRegistration } from './validate.js';
 
 const BASE = '/2FA/TOTP';
-const CORS = {
-  'access-control-allow-origin': '*',
-  // Browser clients may read the limit headers too.
-  'access-control-expose-headers': 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+/** Open to any origin; browser clients may read the limit headers too. */
+const TOTP_CORS: CorsPolicy = {
+  origins: '*',
+  methods: ['GET', 'POST', 'OPTIONS'],
+  defaultAllowHeaders: 'Content-Type',
+  exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+  maxAge: 86400,
+  allowHeader: true,
 };
+const CORS = corsHeaders(TOTP_CORS);
 
 /** Registers the API routes in `app`, an encapsulated scope of their own (its body parsers stay here). */
 export async function totpApi(app: FastifyInstance, ctx: AppContext, box: SecretBox): Promise<void> {
@@ -45,12 +57,10 @@ export async function totpApi(app: FastifyInstance, ctx: AppContext, box: Secret
     if (request.method === 'OPTIONS') return;
     const ip = clientIp(request.raw, request.headers, ctx.config.trustProxy);
     const decision = await ctx.limiter.hit('totp:' + ip, ctx.config.totpRateLimit, 60_000);
-    const headers = rateLimitHeaders(decision, ctx.now());
+    const now = ctx.now();
     if (!decision.allowed)
-      throw new AppError('rate_limited', `More than ${decision.limit} TOTP requests a minute from ${ip}.`, {
-        headers,
-      });
-    void reply.headers(headers);
+      throw rateLimitedError(decision, now, `More than ${decision.limit} TOTP requests a minute from ${ip}.`);
+    void reply.headers(rateLimitHeaders(decision, now));
   });
 
   const register = async (request: FastifyRequest): Promise<unknown> => {
@@ -103,18 +113,8 @@ export async function totpApi(app: FastifyInstance, ctx: AppContext, box: Secret
     return { id, otp: code.otp, expiresAt: code.expiresAt };
   };
 
-  const preflight = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const requested = request.headers['access-control-request-headers'];
-    return reply
-      .code(204)
-      .headers({
-        allow: 'GET, POST, OPTIONS',
-        'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': requested ?? 'Content-Type',
-        'access-control-max-age': '86400',
-      })
-      .send();
-  };
+  const preflight = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
+    reply.code(204).headers(preflightHeaders(TOTP_CORS, request.headers)).send();
 
   for (const url of [BASE, `${BASE}/`]) {
     app.post(url, register);

@@ -1,12 +1,6 @@
 /** Turning a captured request and its answer into a history entry, bodies cut at the capture limit. */
-import type { CapturedRequest } from '../http/index.js';
+import type { Answer, CapturedRequest } from '../http/index.js';
 import type { Behavior, NewHistoryEntry } from '../store/index.js';
-
-export interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string | Buffer;
-}
 
 function cut(body: string | Buffer, limit: number): { text: string; truncated: boolean } {
   // A string under the limit is kept as it is: measured, not encoded.
@@ -47,7 +41,7 @@ export function historyEntry(
       requestHeaders: { ...c.headers },
       requestBody: req.text,
       requestBodyTruncated: req.truncated,
-      responseHeaders: answer.headers,
+      responseHeaders: answer.headers as Record<string, string | string[]>,
       responseBody: res.text,
       responseBodyTruncated: res.truncated,
       files: c.files.map((f) => ({

@@ -1,0 +1,58 @@
+/**
+ * The echo as an endpoint pipeline: a per-IP rate limit checked before the body is read (over it:
+ * 429, not recorded, since the limit exists to protect the service, history writes included), then
+ * a CORS preflight answer or the echo document. Every answer carries the limit headers.
+ */
+import type { AppContext } from '../context.js';
+import type { EndpointPipeline, Step } from '../endpoint/index.js';
+import {
+  clientIp,
+  corsHeaders,
+  isPreflight,
+  JSON_TYPE,
+  preflightHeaders,
+  rateLimitedAnswer,
+  rateLimitHeaders,
+} from '../http/index.js';
+import { ECHO_CORS, echoDocument } from './echo.js';
+
+const OPEN = corsHeaders(ECHO_CORS);
+
+const echoStep: Step = ({ request }) =>
+  isPreflight(request.method, request.headers)
+    ? {
+        behavior: 'echo',
+        answer: { status: 204, headers: preflightHeaders(ECHO_CORS, request.headers), body: '' },
+      }
+    : {
+        behavior: 'echo',
+        answer: {
+          status: 200,
+          headers: { ...OPEN, 'content-type': JSON_TYPE },
+          body: JSON.stringify(echoDocument(request)),
+        },
+      };
+
+export function echoPipeline(ctx: AppContext): EndpointPipeline {
+  return {
+    beforeBody(raw) {
+      const ip = clientIp(raw, raw.headers, ctx.config.trustProxy);
+      const hit = ctx.limiter.hit('echo:' + ip, ctx.config.echoRateLimit, 60_000);
+      const check = (decision: Exclude<typeof hit, Promise<unknown>>) => {
+        const now = ctx.now();
+        if (!decision.allowed)
+          return {
+            refuse: rateLimitedAnswer(
+              decision,
+              now,
+              `More than ${decision.limit} echo requests a minute from ${ip}.`,
+              { headers: OPEN },
+            ),
+          };
+        return { headers: { ...OPEN, ...rateLimitHeaders(decision, now) } };
+      };
+      return hit instanceof Promise ? hit.then(check) : check(hit); // the in-memory limiter answers at once
+    },
+    steps: [echoStep],
+  };
+}

@@ -1,0 +1,20 @@
+/** Public surface of the endpoint lifecycle: dispatch, names, pipeline types, history entries. */
+export { endpointRoutes, type EndpointRouting } from './routes.js';
+export { endpointForHost, endpointTarget, rewriteUrlFor, PATH_FORM_PREFIX } from './dispatch.js';
+export {
+  endpointNameProblem,
+  isBuiltIn,
+  BUILT_IN_SETTINGS,
+  ECHO_ENDPOINT,
+  RESERVED_NAMES,
+  SERVICE_LABELS,
+} from './names.js';
+export {
+  runSteps,
+  type BeforeBody,
+  type EndpointPipeline,
+  type Exchange,
+  type Outcome,
+  type Step,
+} from './pipeline.js';
+export { historyEntry } from './record.js';

@@ -1,0 +1,51 @@
+/**
+ * The answer step of the request lifecycle is an ordered list of pipeline steps (SPEC §5): each looks
+ * at the captured request and either answers (an Outcome) or passes (undefined) to the next one. The
+ * echo and user endpoints each bring their own list; security, rate limit, quota, rules and the links
+ * of the fallback chain are steps, in the order the contract gives them.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Answer, AnswerHeaders, CapturedRequest } from '../http/index.js';
+import type { Behavior, EndpointRecord } from '../store/index.js';
+
+/** What answered a request, as the history records it. */
+export interface Outcome {
+  answer: Answer;
+  behavior: Behavior;
+  ruleId?: string | null;
+  /** Problems noted while answering (template errors …), recorded with the request. */
+  problems?: string[];
+}
+
+/** One request to one endpoint, as the steps see it. */
+export interface Exchange {
+  readonly endpoint: EndpointRecord;
+  readonly request: CapturedRequest;
+}
+
+export type Step = (x: Exchange) => Outcome | undefined | Promise<Outcome | undefined>;
+
+/** What the checks that need no body decided. */
+export interface BeforeBody {
+  /** Answered at once; the body is discarded, not read, and the request is not recorded. */
+  refuse?: Answer;
+  /** Added to every answer of the request (a 413 included). */
+  headers?: AnswerHeaders;
+}
+
+export interface EndpointPipeline {
+  /** Checks run before the body is read (they see the raw request only). */
+  beforeBody?(request: IncomingMessage, endpoint: EndpointRecord): BeforeBody | Promise<BeforeBody>;
+  /** The answer steps, in order; the last must always answer. */
+  steps: readonly Step[];
+}
+
+/** Runs `steps` in order until one answers. Steps that answer synchronously cost no extra turn. */
+export async function runSteps(steps: readonly Step[], x: Exchange): Promise<Outcome> {
+  for (const step of steps) {
+    let out = step(x);
+    if (out instanceof Promise) out = await out;
+    if (out !== undefined) return out;
+  }
+  throw new Error(`No pipeline step answered ${x.request.method} ${x.request.path} on ${x.endpoint.name}`);
+}

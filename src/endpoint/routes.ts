@@ -1,0 +1,143 @@
+/**
+ * The request lifecycle of every endpoint, the echo included: `/e/<name>/<rest>` (and every
+ * `<name>.<domain>` request, rewritten to that form by dispatch.ts). A request goes through
+ *
+ *   resolve the endpoint → checks that need no body → read and capture → answer (pipeline steps)
+ *   → record in the history → send
+ *
+ * The whole lifecycle runs in the route's onRequest hook, before Fastify's body handling: Fastify
+ * refuses a Content-Type it cannot parse (`text`, `;;;`) with 415 and a QUERY without one with 400,
+ * while an endpoint must see every request as it was sent. The body is read here, off the raw socket,
+ * with the limit counted on the wire.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import {
+  captureRequest,
+  drainAndClose,
+  mayHaveBody,
+  readBody,
+  sendAnswer,
+  TEXT_TYPE,
+  tooLargeAnswer,
+  type AnswerHeaders,
+  type CapturedRequest,
+} from '../http/index.js';
+import type { EndpointRecord } from '../store/index.js';
+import { endpointTarget } from './dispatch.js';
+import { BUILT_IN_SETTINGS, endpointNameProblem } from './names.js';
+import { runSteps, type EndpointPipeline } from './pipeline.js';
+import { historyEntry } from './record.js';
+
+const EMPTY = Buffer.alloc(0);
+
+export interface EndpointRouting {
+  /** Built-in endpoints (the echo) by name, answered without a store lookup. */
+  builtIn: ReadonlyMap<string, EndpointPipeline>;
+  /** The pipeline of every user endpoint. */
+  user: EndpointPipeline;
+}
+
+/** The record a built-in endpoint is seen as (its stored row exists for listings only). */
+function builtInRecord(name: string): EndpointRecord {
+  return { name, createdAt: 0, settings: { ...BUILT_IN_SETTINGS } };
+}
+
+export async function endpointRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  routing: EndpointRouting,
+): Promise<void> {
+  // The lifecycle answers in onRequest; Fastify's parsers never see an endpoint's body.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+
+  const builtIns = new Map(
+    [...routing.builtIn].map(([name, pipeline]) => [name, { endpoint: builtInRecord(name), pipeline }]),
+  );
+
+  const lifecycle = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const { name, path } = endpointTarget(request.url);
+    const resolved = builtIns.get(name) ?? (await userEndpoint(ctx, name, routing.user));
+    if (!resolved) {
+      request.raw.resume();
+      return reply
+        .code(404)
+        .type(TEXT_TYPE)
+        .send(
+          `The endpoint "${name}" does not exist; create it with POST /api/v2/endpoints {"name":"${name}"} or in the dashboard.\n`,
+        );
+    }
+    const { endpoint, pipeline } = resolved;
+    let extra: AnswerHeaders | undefined;
+    if (pipeline.beforeBody) {
+      const b = pipeline.beforeBody(request.raw, endpoint);
+      const checked = b instanceof Promise ? await b : b; // the echo's check answers at once
+      if (checked.refuse) {
+        // The body is discarded within the same bounds as a refused one, not read to its end.
+        drainAndClose(request.raw);
+        return sendAnswer(reply, checked.refuse);
+      }
+      extra = checked.headers;
+    }
+    const captured = await readAndCapture(ctx, request, reply, path, name, extra);
+    if (!captured) return reply;
+    const outcome = await runSteps(pipeline.steps, { endpoint, request: captured });
+    // A fresh header object: a step may answer with a shared one.
+    if (extra) outcome.answer = { ...outcome.answer, headers: { ...outcome.answer.headers, ...extra } };
+    ctx.history.record(
+      historyEntry(name, captured, outcome.answer, {
+        behavior: outcome.behavior,
+        ruleId: outcome.ruleId,
+        problems: outcome.problems,
+        captureLimit: ctx.config.captureLimit,
+        now: ctx.now(),
+      }),
+    );
+    return sendAnswer(reply, outcome.answer);
+  };
+
+  const unreachable = (): never => {
+    throw new Error('endpoint requests are answered in onRequest');
+  };
+  for (const url of ['/e/:name', '/e/:name/*'])
+    app.route({ method: app.supportedMethods, url, onRequest: lifecycle, handler: unreachable });
+}
+
+async function userEndpoint(
+  ctx: AppContext,
+  name: string,
+  pipeline: EndpointPipeline,
+): Promise<{ endpoint: EndpointRecord; pipeline: EndpointPipeline } | undefined> {
+  if (endpointNameProblem(name) !== undefined) return undefined;
+  const endpoint = await ctx.store.getEndpoint(name);
+  return endpoint ? { endpoint, pipeline } : undefined;
+}
+
+/** Reads the body with the limit and captures the request; on a refused body answers 413 and returns undefined. */
+async function readAndCapture(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  endpoint: string,
+  extraHeaders: AnswerHeaders = {},
+): Promise<CapturedRequest | undefined> {
+  const body = mayHaveBody(request.raw)
+    ? await readBody(request.raw, ctx.config.bodyLimit)
+    : ({ ok: true, body: EMPTY } as const);
+  if (!body.ok) {
+    if (body.reason === 'too_large') {
+      ctx.log.info({ endpoint, path }, 'request body over the limit');
+      // No `Connection: close`: Node would destroy the socket right after the answer, under the
+      // client's writes, and a client that reads only after sending would see a reset, not the 413.
+      drainAndClose(request.raw);
+      void sendAnswer(reply, tooLargeAnswer(ctx.config.bodyLimit, extraHeaders));
+    } else {
+      request.raw.destroy();
+      void reply.hijack();
+    }
+    return undefined;
+  }
+  return captureRequest(request.raw, path, body.body, { trustProxy: ctx.config.trustProxy });
+}

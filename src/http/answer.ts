@@ -1,0 +1,61 @@
+/**
+ * The answer to a request, as every part of the request path builds it: a status, headers and a
+ * body. A header may repeat (two `Set-Cookie` from a proxied upstream are two header lines, never one
+ * joined value), so a value is a string or a list of strings. Answers are written by `sendAnswer`
+ * through Fastify, or by `writeAnswer` on a raw response where Fastify is not involved.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
+import { errorBody, type ErrorCode } from '../errors.js';
+
+export type HeaderValue = string | readonly string[];
+
+/** Response headers, names in lower case. */
+export type AnswerHeaders = Record<string, HeaderValue>;
+
+export interface Answer {
+  status: number;
+  headers: AnswerHeaders;
+  body: string | Buffer;
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+/** An answer carrying the JSON error body of SPEC §4 for `code`. */
+export function errorAnswer(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  headers: AnswerHeaders = {},
+): Answer {
+  return {
+    status,
+    headers: { ...headers, 'content-type': JSON_TYPE },
+    body: JSON.stringify(errorBody(code, message)),
+  };
+}
+
+/** Writes `a` through Fastify (hooks, the log line and HEAD handling included). */
+export function sendAnswer(reply: FastifyReply, a: Answer): FastifyReply {
+  return reply
+    .code(a.status)
+    .headers(a.headers as Record<string, string | string[]>)
+    .send(a.body);
+}
+
+/** Writes `a` on a raw response (answers given before Fastify sees the request). */
+export function writeAnswer(res: ServerResponse, a: Answer, extra: AnswerHeaders = {}): void {
+  const body = typeof a.body === 'string' ? Buffer.from(a.body, 'utf8') : a.body;
+  res.writeHead(a.status, {
+    ...(a.headers as Record<string, string | string[]>),
+    ...(extra as Record<string, string | string[]>),
+    'content-length': body.length,
+  });
+  res.end(body);
+}
+
+/** A header's values as a list (for matching, redaction, history). */
+export function headerValues(v: HeaderValue | undefined): readonly string[] {
+  return v === undefined ? [] : typeof v === 'string' ? [v] : v;
+}

@@ -1,0 +1,119 @@
+/**
+ * The endpoint lifecycle with pipelines of the test's own: steps run in order until one answers,
+ * checks before the body refuse without recording, repeated answer headers survive to the socket and
+ * the history, and an endpoint sees the request's own headers (no stand-in set).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Fastify from 'fastify';
+import { startApp } from '../helpers/app.js';
+import { rawRequest } from '../helpers/raw.js';
+import { endpointRoutes, rewriteUrlFor, type Step } from '../../src/endpoint/index.js';
+import type { Answer } from '../../src/http/index.js';
+
+async function harness(steps: Step[], refuse?: Answer) {
+  const app = await startApp();
+  const server = Fastify({ rewriteUrl: rewriteUrlFor('localhost') });
+  const seen: string[] = [];
+  const probe = {
+    ...(refuse ? { beforeBody: () => ({ refuse }) } : {}),
+    steps: [
+      ...steps,
+      ((x) => {
+        seen.push(`default:${x.request.headers['content-type'] ?? ''}`);
+        return { behavior: 'default', answer: { status: 200, headers: {}, body: 'default' } };
+      }) satisfies Step,
+    ],
+  };
+  await server.register(async (scope) =>
+    endpointRoutes(scope, app.ctx, { builtIn: new Map([['probe', probe]]), user: probe }),
+  );
+  await server.listen({ port: 0, host: '127.0.0.1' });
+  const addr = server.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    app,
+    port,
+    seen,
+    async stop() {
+      await server.close();
+      await app.stop();
+    },
+  };
+}
+
+test('steps run in order until one answers; the rest never run', async () => {
+  const order: string[] = [];
+  const h = await harness([
+    () => void order.push('first'),
+    async () => {
+      order.push('second');
+      return { behavior: 'mock-rule', ruleId: 'r1', answer: { status: 201, headers: {}, body: 'ok' } };
+    },
+    () => void order.push('third'),
+  ]);
+  try {
+    const res = await fetch(`http://127.0.0.1:${h.port}/e/probe/x`);
+    assert.equal(res.status, 201);
+    assert.equal(await res.text(), 'ok');
+    assert.deepEqual(order, ['first', 'second']);
+    assert.deepEqual(h.seen, []);
+    await h.app.ctx.history.flush();
+    const [entry] = (await h.app.ctx.store.listHistory('probe', {}, 10)).data;
+    assert.equal(entry?.behavior, 'mock-rule');
+    assert.equal(entry?.ruleId, 'r1');
+  } finally {
+    await h.stop();
+  }
+});
+
+test('an answer with a repeated header sends each value on its own line and records both', async () => {
+  const h = await harness([
+    () => ({
+      behavior: 'proxy',
+      answer: { status: 200, headers: { 'set-cookie': ['a=1; Path=/', 'b=2; Path=/'] }, body: 'two' },
+    }),
+  ]);
+  try {
+    const raw = await rawRequest(
+      h.port,
+      'GET /e/probe/cookies HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    const lines = raw.raw.split('\r\n').filter((l) => l.toLowerCase().startsWith('set-cookie:'));
+    assert.deepEqual(lines, ['set-cookie: a=1; Path=/', 'set-cookie: b=2; Path=/']);
+    await h.app.ctx.history.flush();
+    const [entry] = (await h.app.ctx.store.listHistory('probe', {}, 10)).data;
+    assert.deepEqual(entry?.responseHeaders['set-cookie'], ['a=1; Path=/', 'b=2; Path=/']);
+  } finally {
+    await h.stop();
+  }
+});
+
+test('a refusal before the body is sent at once and not recorded', async () => {
+  const h = await harness([], { status: 429, headers: { 'x-why': 'test' }, body: 'no' });
+  try {
+    const res = await fetch(`http://127.0.0.1:${h.port}/e/probe/x`, { method: 'POST', body: 'payload' });
+    assert.equal(res.status, 429);
+    assert.equal(res.headers.get('x-why'), 'test');
+    assert.deepEqual(h.seen, []);
+    await h.app.ctx.history.flush();
+    assert.equal((await h.app.ctx.store.listHistory('probe', {}, 10)).data.length, 0);
+  } finally {
+    await h.stop();
+  }
+});
+
+test('steps see the request headers as sent, an unparsable Content-Type included', async () => {
+  const h = await harness([]);
+  try {
+    const res = await fetch(`http://127.0.0.1:${h.port}/e/probe/x`, {
+      method: 'POST',
+      headers: { 'content-type': ';;;' },
+      body: 'x',
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(h.seen, ['default:;;;']);
+  } finally {
+    await h.stop();
+  }
+});
