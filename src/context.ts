@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { HistoryWriter, Store } from './store/index.js';
 import type { RateLimiter } from './http/index.js';
 import type { EventBus } from './events/index.js';
+import type { EndpointCache } from './endpoint/index.js';
 
 export interface AppContext {
   config: Config;
@@ -12,6 +13,8 @@ export interface AppContext {
   limiter: RateLimiter;
   events: EventBus;
   log: FastifyBaseLogger;
+  /** The endpoints the request path reads, invalidated by the API when they change. */
+  endpoints: EndpointCache;
   /** The clock, injectable for tests. */
   now: () => number;
 }

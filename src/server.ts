@@ -16,7 +16,7 @@ import {
   MemoryRateLimiter,
   type RateLimiter,
 } from './http/index.js';
-import { ECHO_ENDPOINT, endpointRoutes, rewriteUrlFor } from './endpoint/index.js';
+import { ECHO_ENDPOINT, EndpointCache, endpointRoutes, rewriteUrlFor } from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
 import { mockPipeline } from './mock/index.js';
 import {
@@ -104,6 +104,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     limiter,
     events,
     log,
+    endpoints: new EndpointCache(store),
     now: opts.now ?? Date.now,
   };
   publishRequestEvents(ctx);

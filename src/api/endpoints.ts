@@ -158,8 +158,9 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
       const ep = await endpointFor(ctx, request, request.params.ep);
       if (ep.settings['builtIn'] === true)
         throw new AppError('forbidden', `The built-in "${ep.name}" endpoint cannot be deleted.`);
-      if (!(await ctx.store.deleteEndpoint(ep.name)))
-        throw new AppError('not_found', `Endpoint "${ep.name}" does not exist.`);
+      const deleted = await ctx.store.deleteEndpoint(ep.name);
+      ctx.endpoints.invalidate(ep.name);
+      if (!deleted) throw new AppError('not_found', `Endpoint "${ep.name}" does not exist.`);
       return { name: ep.name, deleted: true as const };
     },
   );
@@ -222,6 +223,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
       if (!plan.tunnel && patch.localTunnel === true)
         throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
       await ctx.store.updateEndpointSettings(ep.name, stored);
+      ctx.endpoints.invalidate(ep.name);
       ctx.events.publish({ endpoint: ep.name, name: 'settings.updated', data: settings });
       return settings;
     },

@@ -67,7 +67,9 @@ function patchRule(rule: RuleData, patch: Record<string, unknown>): Record<strin
 export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   useTypeBox(app);
 
+  /** After a change of the endpoint's rules: the request path reads them afresh, dashboards are told. */
   function publish(endpoint: string, name: EventName, data: unknown): void {
+    ctx.endpoints.invalidate(endpoint);
     ctx.events.publish({ endpoint, name, data });
   }
 

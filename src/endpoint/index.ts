@@ -18,3 +18,4 @@ export {
   type Step,
 } from './pipeline.js';
 export { historyEntry } from './record.js';
+export { EndpointCache, ENDPOINT_CACHE_MAX } from './cache.js';

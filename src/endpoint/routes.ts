@@ -110,7 +110,7 @@ async function userEndpoint(
   pipeline: EndpointPipeline,
 ): Promise<{ endpoint: EndpointRecord; pipeline: EndpointPipeline } | undefined> {
   if (endpointNameProblem(name) !== undefined) return undefined;
-  const endpoint = await ctx.store.getEndpoint(name);
+  const endpoint = await ctx.endpoints.get(name);
   return endpoint ? { endpoint, pipeline } : undefined;
 }
 

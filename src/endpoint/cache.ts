@@ -1,0 +1,52 @@
+/**
+ * The endpoints the request path reads, kept in memory: a request to an endpoint would otherwise read
+ * its row (and its rules) from the store every time. An entry stays until the endpoint changes:
+ * the management API calls `invalidate` when it changes settings or rules or deletes the endpoint,
+ * and the next request reads the endpoint afresh. Unknown names are not kept (an endpoint created a
+ * moment later answers at once). Capabilities that compile per endpoint (rules, templates) key their
+ * compiled state on the record object this cache hands out, so it lives exactly as long as the entry.
+ *
+ * One instance sees its own changes at once. Several instances behind one load balancer share the
+ * invalidation through the event bus once it is shared (REDIS_URL).
+ */
+import type { EndpointRecord, Store } from '../store/index.js';
+
+/** Most endpoints kept; the least recently loaded goes first. */
+export const ENDPOINT_CACHE_MAX = 10_000;
+
+export class EndpointCache {
+  private readonly entries = new Map<string, Promise<EndpointRecord | undefined>>();
+
+  constructor(
+    private readonly store: Pick<Store, 'getEndpoint'>,
+    private readonly max = ENDPOINT_CACHE_MAX,
+  ) {}
+
+  /** The endpoint `name`, or undefined when it does not exist. */
+  get(name: string): Promise<EndpointRecord | undefined> {
+    const hit = this.entries.get(name);
+    if (hit) return hit;
+    const loading = this.store.getEndpoint(name).then(
+      (ep) => {
+        if (!ep && this.entries.get(name) === loading) this.entries.delete(name);
+        return ep;
+      },
+      (err: unknown) => {
+        if (this.entries.get(name) === loading) this.entries.delete(name);
+        throw err;
+      },
+    );
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(name, loading);
+    return loading;
+  }
+
+  /** Forgets `name`: the next request reads it from the store. */
+  invalidate(name: string): void {
+    this.entries.delete(name);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

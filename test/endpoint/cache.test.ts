@@ -1,0 +1,71 @@
+/** The endpoint cache: one store read per endpoint until it changes; changes through the API apply at once. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EndpointCache } from '../../src/endpoint/index.js';
+import type { EndpointRecord } from '../../src/store/index.js';
+import { adminAuth, startApp } from '../helpers/app.js';
+
+function countingStore(records: Record<string, EndpointRecord>) {
+  const reads: string[] = [];
+  return {
+    reads,
+    async getEndpoint(name: string) {
+      reads.push(name);
+      return records[name] ? { ...records[name] } : undefined;
+    },
+  };
+}
+
+test('an endpoint is read once, concurrent requests included, until invalidated', async () => {
+  const store = countingStore({ shop: { name: 'shop', createdAt: 1, settings: {} } });
+  const cache = new EndpointCache(store);
+  const [a, b] = await Promise.all([cache.get('shop'), cache.get('shop')]);
+  assert.equal(a, b);
+  assert.equal(await cache.get('shop'), a);
+  assert.deepEqual(store.reads, ['shop']);
+  cache.invalidate('shop');
+  const c = await cache.get('shop');
+  assert.notEqual(c, a);
+  assert.deepEqual(store.reads, ['shop', 'shop']);
+});
+
+test('unknown endpoints are not kept: one created later is found at once', async () => {
+  const records: Record<string, EndpointRecord> = {};
+  const cache = new EndpointCache(countingStore(records));
+  assert.equal(await cache.get('late'), undefined);
+  records['late'] = { name: 'late', createdAt: 1, settings: {} };
+  assert.equal((await cache.get('late'))?.name, 'late');
+});
+
+test('the cache holds at most its bound, dropping the oldest first', async () => {
+  const records: Record<string, EndpointRecord> = {};
+  for (const n of ['a', 'b', 'c']) records[n] = { name: n, createdAt: 1, settings: {} };
+  const store = countingStore(records);
+  const cache = new EndpointCache(store, 2);
+  await cache.get('a');
+  await cache.get('b');
+  await cache.get('c'); // drops a
+  await cache.get('b');
+  await cache.get('a');
+  assert.deepEqual(store.reads, ['a', 'b', 'c', 'a']);
+});
+
+test('settings changed and an endpoint deleted through the API apply to the next request', async () => {
+  const app = await startApp();
+  try {
+    const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+      app.fastify.inject({ method, url, headers: adminAuth, ...(payload ? { payload } : {}) });
+    assert.equal((await inject('POST', '/api/v2/endpoints', { name: 'cached' })).statusCode, 201);
+    assert.equal((await inject('GET', '/e/cached/x')).statusCode, 200);
+    await inject('PATCH', '/api/v2/endpoints/cached/settings', {
+      defaultResponse: { status: 418, body: 'tea' },
+    });
+    const changed = await inject('GET', '/e/cached/x');
+    assert.equal(changed.statusCode, 418);
+    assert.equal(changed.body, 'tea');
+    assert.equal((await inject('DELETE', '/api/v2/endpoints/cached')).statusCode, 200);
+    assert.equal((await inject('GET', '/e/cached/x')).statusCode, 404);
+  } finally {
+    await app.stop();
+  }
+});
