@@ -5,9 +5,10 @@
 import type { AppContext } from '../context.js';
 import type { CapturedRequest } from '../http/index.js';
 import type { Behavior, EndpointRecord } from '../store/index.js';
-import { planOf } from '../api/plans.js';
+import { planOf } from '../plans.js';
 import { errorBody } from '../errors.js';
 import type { Answer } from './record.js';
+import type { Settings } from './settings.js';
 
 export interface PipelineResult {
   answer: Answer;
@@ -16,11 +17,7 @@ export interface PipelineResult {
   problems?: string[];
 }
 
-interface DefaultResponseSetting {
-  status?: number;
-  headers?: Record<string, string> | { key: string; value: string }[];
-  body?: string;
-}
+type DefaultResponseSetting = NonNullable<Settings['defaultResponse']>;
 
 function headerObject(h: DefaultResponseSetting['headers']): Record<string, string> {
   if (!h) return {};

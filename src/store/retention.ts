@@ -3,7 +3,7 @@
  * beyond the per-endpoint cap. Runs shortly after start and then every `intervalMs`.
  */
 import type { AppContext } from '../context.js';
-import { planOf } from '../api/plans.js';
+import { planOf } from '../plans.js';
 
 const DAY = 86_400_000;
 

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, type Config } from '../config.js';
-import type { EndpointRecord } from '../store/index.js';
-import { explain } from './schemas/validate.js';
+import { ConfigError, type Config } from './config.js';
+import type { EndpointRecord } from './store/index.js';
+import { explain } from './schema/index.js';
 
 /** A limit: a whole number, or null for none. */
 const Limit = (min: number) => Type.Union([Type.Integer({ minimum: min }), Type.Null()]);
