@@ -21,8 +21,7 @@ import {
 } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes, startTotpJobs } from './totp/index.js';
-import { apiRoutes, ensureAdminKey } from './api/index.js';
-import { toRecord } from './api/history-query.js';
+import { apiRoutes, ensureAdminKey, historyRecord } from './api/index.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -127,7 +126,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   history.onWritten((batch) => {
     for (const { entry } of batch) {
       if (!events.isListening(entry.endpoint)) continue; // no dashboard: no summary to build
-      events.publish({ endpoint: entry.endpoint, name: 'request.created', data: toRecord(entry, false) });
+      events.publish({
+        endpoint: entry.endpoint,
+        name: 'request.created',
+        data: historyRecord(entry, false),
+      });
     }
   });
 
