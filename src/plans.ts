@@ -161,3 +161,12 @@ export function planOf(config: Config, ep: EndpointRecord): Plan {
   const named = planNameOf(config, ep);
   return (Object.hasOwn(plans, named) ? plans[named] : plans[config.defaultPlan]) as Plan;
 }
+
+/**
+ * How many days of an endpoint's history are kept: its plan's `historyRetentionDays` when that is
+ * shorter than the server's HISTORY_RETENTION_DAYS, else the server's (a plan never keeps more).
+ */
+export function historyRetentionDaysOf(config: Config, ep: EndpointRecord): number {
+  const days = planOf(config, ep).historyRetentionDays;
+  return days !== null && days < config.historyRetentionDays ? days : config.historyRetentionDays;
+}
