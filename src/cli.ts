@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, SETTINGS, loadConfig, type Config } from './config.js';
 import { buildApp } from './server.js';
 import { openStore } from './store/index.js';
-import { createKey } from './api/keys.js';
+import { createKey } from './api/index.js';
 import { ECHO_ENDPOINT, endpointNameProblem } from './endpoint/index.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {

@@ -19,16 +19,11 @@ import {
 import { ECHO_ENDPOINT, EndpointCache, endpointRoutes, rewriteUrlFor } from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
 import { mockPipeline } from './mock/index.js';
-import {
-  HistoryWriter,
-  openStore,
-  startHistoryPurge,
-  startHistoryRetention,
-  type Store,
-} from './store/index.js';
+import { HistoryWriter, openStore, type Store } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
-import { totpRoutes, startTotpJobs } from './totp/index.js';
+import { totpRoutes } from './totp/index.js';
 import { apiRoutes, ensureAdminKey, publishRequestEvents } from './api/index.js';
+import { startBackgroundJobs } from './background.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -162,9 +157,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(async (scope) => endpointRoutes(scope, ctx, routing));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
-  const stopTotpJobs = startTotpJobs(ctx);
-  const stopRetention = startHistoryRetention(ctx);
-  const purge = startHistoryPurge(store, log);
+  const jobs = startBackgroundJobs(ctx);
 
   let closed = false;
   return {
@@ -175,9 +168,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       if (closed) return;
       closed = true;
       await fastify.close();
-      stopTotpJobs();
-      stopRetention();
-      await purge.stop();
+      await jobs.stop();
       await history.close();
       await limiter.close?.();
       await events.close();

@@ -12,18 +12,18 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { endpointNameProblem } from '../endpoint/index.js';
-import type { EndpointRecord } from '../store/index.js';
-import { requireAdmin, requireEndpointAccess } from './auth.js';
-import { planNameOf, planOf, plansFor } from './plans.js';
-import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
 import {
   effectiveSettings,
   mergeSettings,
   Settings,
   SettingsPatch,
   type SettingsPatch as SettingsPatchT,
-} from './schemas/settings.js';
-import { detail, useTypeBox, validationError } from './schemas/validate.js';
+} from '../mock/index.js';
+import { planNameOf, planOf, plansFor } from '../plans.js';
+import { detail, useTypeBox, validationError } from '../schema/index.js';
+import type { EndpointRecord } from '../store/index.js';
+import { requireAdmin, requireEndpointAccess } from './auth.js';
+import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
 
 const TAGS = ['Endpoints'];
 

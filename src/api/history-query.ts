@@ -129,7 +129,7 @@ export async function rejectUnknownQuery(request: FastifyRequest): Promise<void>
 }
 
 /** The API shape of an entry: the summary, plus headers and bodies when verbose. */
-export function toRecord(e: HistoryEntry, verbose: boolean): RequestRecord {
+export function historyRecord(e: HistoryEntry, verbose: boolean): RequestRecord {
   const r: RequestRecord = {
     id: e.id,
     createdAt: new Date(e.createdAt).toISOString(),

@@ -28,7 +28,7 @@ import {
   RequestParams,
   RequestRecord,
 } from './history-schemas.js';
-import { rejectUnknownQuery, toFilter, toRecord } from './history-query.js';
+import { rejectUnknownQuery, toFilter, historyRecord } from './history-query.js';
 
 const TAGS = ['Request history'];
 
@@ -102,7 +102,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       const filter = toFilter(filters, ctx.now());
       const page = await withRegexErrors(filter, () => ctx.store.listHistory(ep, filter, limit, cursor));
       return {
-        data: page.data.map((e) => toRecord(e, mode === 'verbose')),
+        data: page.data.map((e) => historyRecord(e, mode === 'verbose')),
         pagination: { cursor: page.cursor, hasMore: page.hasMore, limit },
       };
     },
@@ -143,7 +143,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       const ep = await endpointFor(request, request.params.ep);
       const entry = await ctx.store.getHistory(ep, request.params.id);
       if (!entry) throw new AppError('not_found', `Request "${request.params.id}" is not in the history.`);
-      return toRecord(entry, true);
+      return historyRecord(entry, true);
     },
   );
 

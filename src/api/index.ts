@@ -15,6 +15,7 @@ import { eventsApi } from './events.js';
 export { authenticate, requireAdmin, requireEndpointAccess, type Principal } from './auth.js';
 export { createKey, ensureAdminKey, findKey, hashKey } from './keys.js';
 export { publishRequestEvents } from './request-events.js';
+export { historyRecord } from './history-query.js';
 
 /** Paths answered without a key. */
 const PUBLIC_PATHS = new Set(['/api/v2/openapi.json', '/api/v2/docs']);

@@ -9,9 +9,9 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { requireAdmin } from './auth.js';
+import { Nullable, useTypeBox } from '../schema/index.js';
 import { createKey } from './keys.js';
-import { DataOf, Deleted, Nullable, NoQuery } from './schemas/common.js';
-import { useTypeBox } from './schemas/validate.js';
+import { DataOf, Deleted, NoQuery } from './schemas/common.js';
 
 const TAGS = ['API keys'];
 

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.js';
+import { useTypeBox } from '../schema/index.js';
 import { docsPage } from './docs-page.js';
 import { ErrorBody, NoQuery } from './schemas/common.js';
-import { useTypeBox } from './schemas/validate.js';
 
 type JsonSchema = Record<string, unknown>;
 

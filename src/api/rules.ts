@@ -2,7 +2,7 @@
  * Rules routes (SPEC §4), relative to /api/v2, all under /endpoints/:ep/rules:
  *   GET list in execution order · POST create at the bottom · PUT replace all (atomic, <= 500)
  *   DELETE all · POST /reorder · GET/PUT/PATCH/DELETE /:ruleId (PUT and PATCH keep id and position)
- * Rules are validated whole (src/api/schemas/rules.ts) and checked against the endpoint's plan
+ * Rules are validated whole (src/mock/rule-model.ts) and checked against the endpoint's plan
  * (maxRules, templating: 403 plan_limit). Every change is published to the endpoint's dashboards.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,24 +11,24 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import type { EventName } from '../events/index.js';
-import type { EndpointRecord } from '../store/index.js';
-import { endpointFor, refuseBuiltIn } from './endpoints.js';
-import { planOf } from './plans.js';
-import { DataOf, Deleted, EndpointParams, NoQuery, RuleParams } from './schemas/common.js';
 import {
-  fromRecord,
   isTemplated,
   MAX_RULES,
   parseRule,
   parseRuleList,
   Rule,
+  ruleFromRecord,
   RuleId,
   RuleInput,
   RulePatch,
-  toRecord,
+  ruleToRecord,
   type RuleData,
-} from './schemas/rules.js';
-import { detail, useTypeBox, validationError } from './schemas/validate.js';
+} from '../mock/index.js';
+import { planOf } from '../plans.js';
+import { detail, useTypeBox, validationError } from '../schema/index.js';
+import type { EndpointRecord } from '../store/index.js';
+import { endpointFor, refuseBuiltIn } from './endpoints.js';
+import { DataOf, Deleted, EndpointParams, NoQuery, RuleParams } from './schemas/common.js';
 
 const TAGS = ['Rules'];
 /** A bulk replace of 500 rules with sizeable bodies is more than the 1 MB default body limit. */
@@ -102,7 +102,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
     },
     async (request) => {
       const ep = await endpointFor(ctx, request, request.params.ep);
-      return { data: (await ctx.store.listRules(ep.name)).map(fromRecord) };
+      return { data: (await ctx.store.listRules(ep.name)).map(ruleFromRecord) };
     },
   );
 
@@ -127,7 +127,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
       if (count >= MAX_RULES)
         throw validationError([detail('/', `An endpoint holds at most ${MAX_RULES} rules`)]);
       const rule = { id: newRuleId(), ...data };
-      await ctx.store.appendRule(ep.name, toRecord(rule));
+      await ctx.store.appendRule(ep.name, ruleToRecord(rule));
       publish(ep.name, 'rule.created', rule);
       return reply.code(201).send(rule);
     },
@@ -156,7 +156,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
       const ep = await writable(request, request.params.ep);
       const rules = parseRuleList(request.body.rules, newRuleId);
       checkPlan(ctx, ep, rules, rules.length);
-      const replaced = await ctx.store.replaceRules(ep.name, rules.map(toRecord));
+      const replaced = await ctx.store.replaceRules(ep.name, rules.map(ruleToRecord));
       publish(ep.name, 'rules.reordered', { order: rules.map((r) => r.id), replaced });
       return { replaced };
     },
@@ -228,18 +228,18 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
     },
     async (request) => {
       const ep = await endpointFor(ctx, request, request.params.ep);
-      return fromRecord(await ruleOr404(ep.name, request.params.ruleId));
+      return ruleFromRecord(await ruleOr404(ep.name, request.params.ruleId));
     },
   );
 
   /** PUT and PATCH: validate the new rule, check the plan, keep id and position. */
   async function replaceOne(request: FastifyRequest, params: RuleIdParams['Params'], input: unknown) {
     const ep = await writable(request, params.ep);
-    const existing = fromRecord(await ruleOr404(ep.name, params.ruleId));
+    const existing = ruleFromRecord(await ruleOr404(ep.name, params.ruleId));
     const { id: _ignored, ...data } = parseRule(input) as RuleData & { id?: string };
     checkPlan(ctx, ep, [data], await ctx.store.countRules(ep.name));
     const rule = { id: existing.id, ...data };
-    if (!(await ctx.store.updateRule(ep.name, toRecord(rule))))
+    if (!(await ctx.store.updateRule(ep.name, ruleToRecord(rule))))
       throw new AppError('not_found', `Rule "${rule.id}" does not exist on endpoint "${ep.name}".`);
     publish(ep.name, 'rule.updated', rule);
     return rule;
@@ -277,7 +277,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
     },
     async (request) => {
       const ep = await endpointFor(ctx, request, request.params.ep);
-      const existing = fromRecord(await ruleOr404(ep.name, request.params.ruleId));
+      const existing = ruleFromRecord(await ruleOr404(ep.name, request.params.ruleId));
       const { id: _id, ...data } = existing;
       return replaceOne(request, request.params, patchRule(data, request.body));
     },

@@ -7,13 +7,10 @@ import type { AppContext } from '../context.js';
 import type { EndpointPipeline, Exchange, Outcome, Step } from '../endpoint/index.js';
 import { rateLimitedAnswer, TEXT_TYPE, type Answer } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
-import { planOf } from '../api/plans.js';
+import { planOf } from '../plans.js';
+import type { Settings } from './settings.js';
 
-interface DefaultResponseSetting {
-  status?: number;
-  headers?: Record<string, string> | { key: string; value: string }[];
-  body?: string;
-}
+type DefaultResponseSetting = NonNullable<Settings['defaultResponse']>;
 
 function headerObject(h: DefaultResponseSetting['headers']): Record<string, string> {
   if (!h) return {};

@@ -4,5 +4,10 @@ export { openStore, openSqliteStore, openPostgresStore } from './open.js';
 export { KyselyStore } from './kysely-store.js';
 export { decodeCursor } from './history-table.js';
 export { HistoryWriter } from './history-writer.js';
-export { pruneHistoryOnce, startHistoryRetention } from './retention.js';
+export {
+  applyHistoryRetention,
+  startHistoryRetention,
+  type HistoryRetentionOptions,
+  type RetentionPolicy,
+} from './retention.js';
 export { startHistoryPurge, type HistoryPurge } from './purge.js';

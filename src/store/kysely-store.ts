@@ -4,7 +4,7 @@
  */
 import { Migrator, type Kysely } from 'kysely';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
-import { pruneHistoryRows } from './history-retention.js';
+import { pruneHistoryRows } from './retention.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
 import type {

@@ -5,6 +5,7 @@
  */
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
+import { startJob, type Job } from '../jobs/index.js';
 import type { Store } from './types.js';
 
 export interface HistoryPurgeOptions {
@@ -13,10 +14,8 @@ export interface HistoryPurgeOptions {
   chunk?: number;
 }
 
-export interface HistoryPurge {
-  /** Stops looking for work and waits for the transaction under way. */
-  stop(): Promise<void>;
-}
+/** The running purge: stop() stops looking for work and waits for the transaction under way. */
+export type HistoryPurge = Job;
 
 export function startHistoryPurge(
   store: Pick<Store, 'purgeHistory'>,
@@ -24,35 +23,24 @@ export function startHistoryPurge(
   opts: HistoryPurgeOptions = {},
 ): HistoryPurge {
   const chunk = opts.chunk ?? 500;
-  let stopped = false;
-  let running: Promise<void> | undefined;
-
-  const work = async (): Promise<void> => {
-    let total = 0;
-    try {
-      for (;;) {
-        const n = await store.purgeHistory(chunk);
-        total += n;
-        if (n < chunk || stopped) break;
-        await yieldToRequests();
+  return startJob({
+    name: 'history purge',
+    intervalMs: opts.intervalMs ?? 1000,
+    log,
+    run: async (signal) => {
+      let total = 0;
+      // Caught here rather than by the runner, so that what was purged before the failure is still reported.
+      try {
+        for (;;) {
+          const n = await store.purgeHistory(chunk);
+          total += n;
+          if (n < chunk || signal.aborted) break;
+          await yieldToRequests();
+        }
+      } catch (err) {
+        log.error({ err }, 'history purge failed; will retry');
       }
-    } catch (err) {
-      log.error({ err }, 'history purge failed; will retry');
-    }
-    if (total > 0) log.info({ purged: total }, 'history purge');
-  };
-  const run = (): void => {
-    if (running || stopped) return;
-    running = work().finally(() => (running = undefined));
-  };
-
-  const timer = setInterval(run, opts.intervalMs ?? 1000);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+      if (total > 0) log.info({ purged: total }, 'history purge');
     },
-  };
+  });
 }

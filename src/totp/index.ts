@@ -1,7 +1,8 @@
 /** Public surface of the TOTP generator (SPEC §3): the API, the `/2fa` page and the purge job. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { startPurgeJob } from './jobs.js';
+import type { Job } from '../jobs/index.js';
+import { startTotpPurge } from './jobs.js';
 import { pageRoutes } from './page.js';
 import { totpApi } from './routes.js';
 import { SecretBox } from './secret-box.js';
@@ -19,7 +20,7 @@ export async function totpRoutes(app: FastifyInstance, ctx: AppContext): Promise
   pageRoutes(app);
 }
 
-/** Starts the background purge of unused secrets; returns its stop function. */
-export function startTotpJobs(ctx: AppContext): () => void {
-  return startPurgeJob(ctx);
+/** Starts the background purge of unused secrets; its stop() waits for a pass under way. */
+export function startTotpJobs(ctx: AppContext): Job {
+  return startTotpPurge(ctx);
 }

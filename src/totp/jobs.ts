@@ -3,6 +3,7 @@
  * default). It runs once at start and then every hour; the clock is ctx.now(), so tests can move it.
  */
 import type { AppContext } from '../context.js';
+import { startJob, type Job } from '../jobs/index.js';
 
 /** How often the purge runs. */
 export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -18,21 +19,21 @@ export async function purgeUnusedTotp(ctx: AppContext): Promise<number> {
   return removed;
 }
 
-/** Starts the purge (now, then hourly, never keeping the process alive); returns its stop function. */
+/** Starts the purge: now, then every `intervalMs` (hourly), never keeping the process alive. */
+export function startTotpPurge(ctx: AppContext, intervalMs = PURGE_INTERVAL_MS): Job {
+  return startJob({
+    name: 'TOTP purge',
+    intervalMs,
+    firstRunMs: 0,
+    log: ctx.log,
+    run: async () => {
+      await purgeUnusedTotp(ctx);
+    },
+  });
+}
+
+/** The same purge, with a stop function that clears its timers without waiting for a pass under way. */
 export function startPurgeJob(ctx: AppContext, intervalMs = PURGE_INTERVAL_MS): () => void {
-  let stopped = false;
-  const run = (): void => {
-    if (stopped) return;
-    purgeUnusedTotp(ctx).catch((err: unknown) => {
-      // A store closed during shutdown is not worth a log line.
-      if (!stopped) ctx.log.error({ err }, 'TOTP purge failed');
-    });
-  };
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  run();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
-  };
+  const job = startTotpPurge(ctx, intervalMs);
+  return () => void job.stop();
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { ConfigError, testConfig } from '../../src/config.js';
-import { BUILT_IN_PLANS, plansFor, resolvePlans } from '../../src/api/plans.js';
+import { BUILT_IN_PLANS, plansFor, resolvePlans } from '../../src/plans.js';
 import {
   assertDetail,
   assertError,

@@ -1,7 +1,7 @@
 /** History retention: the server-wide period and cap, and a plan's shorter period. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pruneHistoryOnce } from '../../src/store/index.js';
+import { pruneHistoryOnce } from '../../src/background.js';
 import { entry } from '../api/history-fixtures.js';
 import { redactUrl } from '../../src/server.js';
 import { startApp } from '../helpers/app.js';

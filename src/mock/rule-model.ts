@@ -3,29 +3,19 @@
  * schema cannot express (regexes compile, weights sum to 100, values present where the operator needs
  * one), and the rule's stored form. The matcher and the renderer read rules in this shape.
  */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { ErrorDetail } from '../errors.js';
+import type { RuleRecord } from '../store/index.js';
 import {
-  Type,
-  type SchemaOptions,
-  type Static,
-  type TLiteral,
-  type TSchema,
-  type TUnion,
-} from '@sinclair/typebox';
-import type { ErrorDetail } from '../../errors.js';
-import type { RuleRecord } from '../../store/index.js';
-import { Body, HeaderList, HeaderName, Status } from './common.js';
-import { detail, parseWith, validationError } from './validate.js';
-
-/** A union of string constants (TypeBox has no string enum of its own). */
-export function StringEnum<T extends string>(
-  values: readonly T[],
-  options: SchemaOptions = {},
-): TUnion<TLiteral<T>[]> {
-  return Type.Union(
-    values.map((v) => Type.Literal(v)),
-    options,
-  );
-}
+  Body,
+  detail,
+  HeaderList,
+  HeaderName,
+  parseWith,
+  Status,
+  StringEnum,
+  validationError,
+} from '../schema/index.js';
 
 export const RULE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', '*'] as const;
 const CALLOUT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const;
@@ -331,12 +321,12 @@ export function isTemplated(rule: RuleData): boolean {
 }
 
 /** The stored record of a rule (its document is everything but the id). */
-export function toRecord(rule: Rule): RuleRecord {
+export function ruleToRecord(rule: Rule): RuleRecord {
   const { id, enabled, method, description, conditions, action } = rule;
   return { id, data: { enabled, method, description, conditions, action } };
 }
 
 /** The API form of a stored rule: id first, then the document. */
-export function fromRecord(rec: RuleRecord): Rule {
+export function ruleFromRecord(rec: RuleRecord): Rule {
   return { id: rec.id, ...(rec.data as unknown as RuleData) };
 }

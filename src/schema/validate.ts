@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
-import { AppError, type ErrorDetail } from '../../errors.js';
+import { AppError, type ErrorDetail } from '../errors.js';
 
 const RECEIVED_MAX = 200;
 

@@ -4,9 +4,8 @@
  * endpoints that never set it; readers (the pipeline) treat a missing field as its default.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import type { Json, JsonObject } from '../../store/index.js';
-import { Body, HeaderList, HeaderName, Nullable, Status } from './common.js';
-import { StringEnum } from './rules.js';
+import type { Json, JsonObject } from '../store/index.js';
+import { Body, HeaderList, HeaderName, Nullable, Status, StringEnum } from '../schema/index.js';
 
 const HeaderMap = Type.Record(Type.String(), Type.String({ maxLength: 8192 }), {
   description: 'header name to value',

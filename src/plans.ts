@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, type Config } from '../config.js';
-import type { EndpointRecord } from '../store/index.js';
-import { explain } from './schemas/validate.js';
+import { ConfigError, type Config } from './config.js';
+import type { EndpointRecord } from './store/index.js';
+import { explain } from './schema/index.js';
 
 /** A limit: a whole number, or null for none. */
 const Limit = (min: number) => Type.Union([Type.Integer({ minimum: min }), Type.Null()]);
@@ -160,4 +160,13 @@ export function planOf(config: Config, ep: EndpointRecord): Plan {
   const plans = plansFor(config);
   const named = planNameOf(config, ep);
   return (Object.hasOwn(plans, named) ? plans[named] : plans[config.defaultPlan]) as Plan;
+}
+
+/**
+ * How many days of an endpoint's history are kept: its plan's `historyRetentionDays` when that is
+ * shorter than the server's HISTORY_RETENTION_DAYS, else the server's (a plan never keeps more).
+ */
+export function historyRetentionDaysOf(config: Config, ep: EndpointRecord): number {
+  const days = planOf(config, ep).historyRetentionDays;
+  return days !== null && days < config.historyRetentionDays ? days : config.historyRetentionDays;
 }

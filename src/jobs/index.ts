@@ -1,0 +1,2 @@
+/** Public surface of background jobs: one runner for every periodic task of the server. */
+export { startJob, type Job, type JobOptions } from './runner.js';

@@ -1,0 +1,40 @@
+/**
+ * TypeBox building blocks shared by the models (rules, settings) and the management API: HTTP header
+ * names and lists, statuses, bodies, and two combinators TypeBox lacks (nullable, string enum).
+ */
+import { Type, type SchemaOptions, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+
+/** An HTTP header name (RFC 9110 token). */
+export const HeaderName = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+});
+
+/** Response headers as a list, the form rules use: `[{ "key", "value" }]`. */
+export const HeaderList = Type.Array(
+  Type.Object({ key: HeaderName, value: Type.String({ maxLength: 8192 }) }, { additionalProperties: false }),
+  { maxItems: 100 },
+);
+
+/** An HTTP status a mock may answer with. */
+export const Status = Type.Integer({ minimum: 100, maximum: 599 });
+
+/** A response body as text. */
+export const Body = Type.String({ maxLength: 10 * 1024 * 1024 });
+
+/** `T` or null. */
+export function Nullable<T extends TSchema>(t: T) {
+  return Type.Union([t, Type.Null()]);
+}
+
+/** A union of string constants (TypeBox has no string enum of its own). */
+export function StringEnum<T extends string>(
+  values: readonly T[],
+  options: SchemaOptions = {},
+): TUnion<TLiteral<T>[]> {
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  );
+}
