@@ -38,6 +38,8 @@ export interface EndpointPipeline {
   beforeBody?(request: IncomingMessage, endpoint: EndpointRecord): BeforeBody | Promise<BeforeBody>;
   /** The answer steps, in order; the last must always answer. */
   steps: readonly Step[];
+  /** Applied to whichever step's outcome (headers every answer of the endpoint carries). */
+  finish?(x: Exchange, o: Outcome): Outcome;
 }
 
 /** Runs `steps` in order until one answers. Steps that answer synchronously cost no extra turn. */

@@ -82,7 +82,9 @@ export async function endpointRoutes(
     }
     const captured = await readAndCapture(ctx, request, reply, path, name, extra);
     if (!captured) return reply;
-    const outcome = await runSteps(pipeline.steps, { endpoint, request: captured });
+    const exchange = { endpoint, request: captured };
+    let outcome = await runSteps(pipeline.steps, exchange);
+    if (pipeline.finish) outcome = pipeline.finish(exchange, outcome);
     // A fresh header object: a step may answer with a shared one.
     if (extra) outcome.answer = { ...outcome.answer, headers: { ...outcome.answer.headers, ...extra } };
     ctx.history.record(

@@ -9,6 +9,8 @@ import { rateLimitedAnswer, TEXT_TYPE, type Answer } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { planOf } from '../plans.js';
 import type { Settings } from './settings.js';
+import { settingsOf } from './endpoint-settings.js';
+import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
 
 type DefaultResponseSetting = NonNullable<Settings['defaultResponse']>;
 
@@ -68,7 +70,21 @@ export const defaultStep: Step = ({ endpoint, request }) => ({
   behavior: 'default',
 });
 
-/** The pipeline every user endpoint runs. */
+/**
+ * The pipeline every user endpoint runs, in the order of SPEC §5: a CORS preflight (when the
+ * endpoint shares its answers with origins), the security header, the endpoint's rate limit, the
+ * plan's quota, then the default response. Every answer carries the endpoint's CORS headers.
+ */
 export function mockPipeline(ctx: AppContext): EndpointPipeline {
-  return { steps: [quotaStep(ctx), defaultStep] };
+  const settings = (x: Exchange): Settings => settingsOf(ctx.config, x.endpoint);
+  return {
+    steps: [
+      preflightStep(settings),
+      securityStep(settings),
+      rateLimitStep(ctx, settings),
+      quotaStep(ctx),
+      defaultStep,
+    ],
+    finish: (x, o) => withCors(settings(x), x, o),
+  };
 }

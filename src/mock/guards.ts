@@ -1,0 +1,103 @@
+/**
+ * The steps that guard a user endpoint before any rule runs (SPEC §5 steps 1–2, §4 `cors`):
+ * a CORS preflight answered from the endpoint's `cors.origins` (browsers send preflights without the
+ * endpoint's security header), the security header (562), and the endpoint's own rate limit (429).
+ * Refused requests are recorded with behavior `rejected`.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import type { Exchange, Outcome, Step } from '../endpoint/index.js';
+import {
+  corsHeaders,
+  isPreflight,
+  preflightHeaders,
+  rateLimitedAnswer,
+  TEXT_TYPE,
+  type CorsPolicy,
+} from '../http/index.js';
+import type { Settings } from './settings.js';
+
+/** Every method a rule may answer, advertised to preflights (a requested other method is added). */
+const RULE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE'];
+
+/** The endpoint's CORS policy, or undefined when `cors.origins` is empty (no CORS headers at all). */
+export function corsPolicyOf(s: Settings): CorsPolicy | undefined {
+  if (s.cors.origins.length === 0) return undefined;
+  return { origins: s.cors.origins, methods: RULE_METHODS, anyMethod: true, maxAge: 86400 };
+}
+
+/** A CORS preflight to an endpoint with `cors.origins`: 204 with the policy's headers. */
+export function preflightStep(settingsOf: (x: Exchange) => Settings): Step {
+  return (x) => {
+    const policy = corsPolicyOf(settingsOf(x));
+    if (!policy || !isPreflight(x.request.method, x.request.headers)) return undefined;
+    return {
+      behavior: 'default',
+      answer: { status: 204, headers: preflightHeaders(policy, x.request.headers), body: '' },
+    };
+  };
+}
+
+/** Adds the endpoint's CORS headers to an answer (a fresh header object). */
+export function withCors(s: Settings, x: Exchange, o: Outcome): Outcome {
+  const policy = corsPolicyOf(s);
+  if (!policy) return o;
+  return {
+    ...o,
+    answer: { ...o.answer, headers: { ...o.answer.headers, ...corsHeaders(policy, x.request.headers) } },
+  };
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The security header: when enabled, the header must be present with its value, else 562 text/plain. */
+export function securityStep(settingsOf: (x: Exchange) => Settings): Step {
+  return (x) => {
+    const { enabled, headerKey, headerValue } = settingsOf(x).security;
+    if (!enabled || headerKey === '') return undefined;
+    const sent = x.request.headers[headerKey.toLowerCase()];
+    if (sent !== undefined && sameText(sent, headerValue)) return undefined;
+    return {
+      behavior: 'rejected',
+      answer: {
+        status: 562,
+        headers: { 'content-type': TEXT_TYPE },
+        body: `This endpoint requires the header ${headerKey} with its configured value; the request ${
+          sent === undefined ? 'did not send it' : 'sent another value'
+        }.\n`,
+      },
+    };
+  };
+}
+
+const PERIOD_MS = { Second: 1000, Minute: 60_000, Hour: 3_600_000 } as const;
+
+/**
+ * The endpoint's rate limit: `rate` requests per fixed `period` window, counted per endpoint across
+ * every client (the shared limiter, so every instance counts the same window). Over it: 429 with the
+ * X-RateLimit-* headers.
+ */
+export function rateLimitStep(ctx: AppContext, settingsOf: (x: Exchange) => Settings): Step {
+  return async (x) => {
+    const { enabled, rate, period } = settingsOf(x).rateLimit;
+    if (!enabled) return undefined;
+    const decision = await ctx.limiter.hit(
+      `endpoint:${x.endpoint.name}:${period}`,
+      rate,
+      PERIOD_MS[period as keyof typeof PERIOD_MS],
+    );
+    if (decision.allowed) return undefined;
+    return {
+      behavior: 'rejected',
+      answer: rateLimitedAnswer(
+        decision,
+        ctx.now(),
+        `Endpoint "${x.endpoint.name}" allows ${rate} requests a ${period.toLowerCase()}.`,
+      ),
+    };
+  };
+}
