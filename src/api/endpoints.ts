@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { endpointNameProblem } from '../endpoint/index.js';
+import { endpointNameProblem, isBuiltIn } from '../endpoint/index.js';
 import {
   effectiveSettings,
   mergeSettings,
@@ -59,7 +59,7 @@ export async function endpointFor(
 
 /** Refuses changes to the built-in `echo` endpoint, which always echoes. */
 export function refuseBuiltIn(ep: EndpointRecord): void {
-  if (ep.settings['builtIn'] === true)
+  if (isBuiltIn(ep))
     throw new AppError(
       'forbidden',
       `The built-in "${ep.name}" endpoint always echoes; it cannot be changed.`,
@@ -76,7 +76,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
       name: ep.name,
       createdAt: new Date(ep.createdAt).toISOString(),
       plan,
-      builtIn: ep.settings['builtIn'] === true,
+      builtIn: isBuiltIn(ep),
       host: `${ep.name}.${ctx.config.baseDomain}`,
       path: `/e/${ep.name}/`,
       ...(withSettings ? { settings: effectiveSettings(ep.settings, plan) } : {}),
@@ -156,7 +156,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
     async (request) => {
       requireAdmin(request);
       const ep = await endpointFor(ctx, request, request.params.ep);
-      if (ep.settings['builtIn'] === true)
+      if (isBuiltIn(ep))
         throw new AppError('forbidden', `The built-in "${ep.name}" endpoint cannot be deleted.`);
       const deleted = await ctx.store.deleteEndpoint(ep.name);
       ctx.endpoints.invalidate(ep.name);
