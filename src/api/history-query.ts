@@ -145,6 +145,7 @@ export function historyRecord(e: HistoryEntry, verbose: boolean): RequestRecord 
     responseBodyTruncated: e.responseBodyTruncated,
     problems: e.problems,
   };
+  if (e.responseName !== undefined) r.responseName = e.responseName;
   if (verbose) {
     r.request = { headers: e.requestHeaders, body: e.requestBody };
     r.response = { headers: e.responseHeaders, body: e.responseBody };

@@ -133,6 +133,9 @@ export const RequestRecord = Type.Object({
   requestBodyTruncated: Type.Boolean(),
   responseBodyTruncated: Type.Boolean(),
   problems: Type.Array(Type.String(), { description: 'Template or pipeline problems noted.' }),
+  responseName: Type.Optional(
+    Type.String({ description: 'The response a weighted rule action chose (its `name`).' }),
+  ),
   request: Type.Optional(Type.Object({ headers: Headers, body: Type.String() })),
   response: Type.Optional(Type.Object({ headers: ResponseHeaders, body: Type.String() })),
 });

@@ -15,6 +15,8 @@ export interface Outcome {
   ruleId?: string | null;
   /** Problems noted while answering (template errors …), recorded with the request. */
   problems?: string[];
+  /** The response a weighted action chose, by name. */
+  responseName?: string;
 }
 
 /** One request to one endpoint, as the steps see it. */

@@ -21,6 +21,7 @@ export function historyEntry(
     captureLimit: number;
     now: number;
     problems?: string[];
+    responseName?: string | undefined;
   },
 ): NewHistoryEntry {
   const req = cut(c.rawBody, info.captureLimit);
@@ -51,6 +52,7 @@ export function historyEntry(
         size: f.size,
       })),
       problems: info.problems ?? [],
+      ...(info.responseName !== undefined ? { responseName: info.responseName } : {}),
     },
     files: c.files.map((f) => ({
       requestId: c.id,

@@ -92,6 +92,7 @@ export async function endpointRoutes(
         behavior: outcome.behavior,
         ruleId: outcome.ruleId,
         problems: outcome.problems,
+        responseName: outcome.responseName,
         captureLimit: ctx.config.captureLimit,
         now: ctx.now(),
       }),

@@ -41,6 +41,7 @@ function toEntry(r: RequestRow): HistoryEntry {
     responseBodyTruncated: Number(r.response_body_truncated) === 1,
     files: JSON.parse(r.files) as HistoryEntry['files'],
     problems: JSON.parse(r.problems) as string[],
+    ...(r.response_name !== null ? { responseName: r.response_name } : {}),
   };
 }
 
@@ -65,6 +66,7 @@ function toRow(e: HistoryEntry): RequestRow {
     response_body_truncated: e.responseBodyTruncated ? 1 : 0,
     files: JSON.stringify(e.files),
     problems: JSON.stringify(e.problems),
+    response_name: e.responseName ?? null,
   };
 }
 

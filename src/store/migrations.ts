@@ -135,6 +135,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await table.execute();
       },
     },
+    // The response a weighted rule action chose, recorded with the request (issue 10).
+    '0004_history_response_name': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('requests').addColumn('response_name', 'text').execute();
+      },
+    },
   };
 }
 

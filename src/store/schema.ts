@@ -26,6 +26,8 @@ export interface Database {
     response_body_truncated: number;
     files: string;
     problems: string;
+    /** The chosen response of a weighted rule action. */
+    response_name: string | null;
   };
   request_files: {
     seq: Generated<number>;

@@ -36,6 +36,7 @@ const REQUEST_COLUMNS: (keyof RequestRow)[] = [
   'response_body_truncated',
   'files',
   'problems',
+  'response_name',
 ];
 const FILE_COLUMNS: (keyof FileRow)[] = [
   'request_id',

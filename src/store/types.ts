@@ -60,6 +60,8 @@ export interface HistoryEntry {
   files: FileMeta[];
   /** Template or pipeline problems noted while answering. */
   problems: string[];
+  /** The name of the response a weighted rule action chose. */
+  responseName?: string;
 }
 
 export interface HistoryFile {

@@ -64,6 +64,7 @@ test('a worker that cannot write fails the batch with a clear error, and the nex
       response_body_truncated: 0,
       files: '[]',
       problems: '[]',
+      response_name: null,
     };
     // A NOT NULL column left null: SQLite refuses the row inside the worker.
     await assert.rejects(

@@ -1,0 +1,134 @@
+/**
+ * Rule actions (SPEC §4): a matched rule's `mock` or `weighted` action, compiled once per rules change
+ * into a function that answers an exchange. Templated bodies and header values are rendered by the
+ * template engine (only when `templated: true`); a rendered header value carrying CR or LF is refused
+ * (left out, and the problem recorded) so that a template cannot inject headers. `delay` waits before
+ * the answer is sent. `callout` and `crud` actions are not run by this version: such a rule passes
+ * to the next one (SPEC §4 lists them; they come with the stateful-mocks and callout work).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Exchange, Outcome } from '../endpoint/index.js';
+import { TEXT_TYPE, type AnswerHeaders } from '../http/index.js';
+import type { Action, Rule } from './rule-model.js';
+
+/** What a template renders to, for one exchange. */
+export type Rendered = { ok: true; text: string; problems: string[] } | { ok: false; error: string };
+
+/** Compiles template text once; the result renders it per exchange. */
+export type TemplateCompiler = (
+  source: string,
+) => (x: Exchange, pathParams: Readonly<Record<string, string>>) => Rendered;
+
+/** Answers a matched exchange; undefined when the action is not run by this version. */
+export type CompiledAction = (
+  x: Exchange,
+  pathParams: Readonly<Record<string, string>>,
+) => Promise<Outcome | undefined> | Outcome | undefined;
+
+/** A response of a `mock` action or of a `weighted` one. */
+interface ResponseSpec {
+  status?: number;
+  headers?: { key: string; value: string; templated?: boolean }[];
+  body?: string;
+  templated?: boolean;
+  delay?: number;
+}
+
+type Part = (x: Exchange, p: Readonly<Record<string, string>>) => Rendered;
+
+const fixed =
+  (text: string): Part =>
+  () => ({ ok: true, text, problems: [] });
+
+/** A body that is JSON (or a template that reads like it) is sent as JSON unless the rule says otherwise. */
+function defaultType(body: string): string {
+  const t = body.trimStart();
+  return t.startsWith('{') || t.startsWith('[') ? 'application/json; charset=utf-8' : TEXT_TYPE;
+}
+
+const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+
+function compileResponse(r: ResponseSpec, compile: TemplateCompiler, ruleId: string, name?: string) {
+  const body = r.body ?? '';
+  const bodyPart: Part = r.templated === true ? compile(body) : fixed(body);
+  const headers = (r.headers ?? []).map((h) => ({
+    key: h.key.toLowerCase(),
+    value: h.templated === true ? compile(h.value) : fixed(h.value),
+  }));
+  const hasType = headers.some((h) => h.key === 'content-type');
+  const type = defaultType(body);
+  const status = r.status ?? 200;
+  const delay = Math.round(r.delay ?? 0);
+
+  return async (x: Exchange, p: Readonly<Record<string, string>>): Promise<Outcome> => {
+    const problems: string[] = [];
+    const out: AnswerHeaders = {};
+    for (const h of headers) {
+      const v = h.value(x, p);
+      if (!v.ok) return templateFailure(v.error, ruleId);
+      problems.push(...v.problems);
+      if (UNSAFE_HEADER_VALUE.test(v.text)) {
+        problems.push(`Header "${h.key}" was left out: its rendered value holds a line break.`);
+        continue;
+      }
+      const prev = out[h.key];
+      out[h.key] = prev === undefined ? v.text : [...(typeof prev === 'string' ? [prev] : prev), v.text];
+    }
+    if (!hasType) out['content-type'] = type;
+    const b = bodyPart(x, p);
+    if (!b.ok) return templateFailure(b.error, ruleId);
+    problems.push(...b.problems);
+    if (delay > 0) await sleep(delay);
+    const outcome: Outcome = {
+      behavior: 'mock-rule',
+      ruleId,
+      answer: { status, headers: out, body: b.text },
+    };
+    if (name !== undefined && name !== '') outcome.responseName = name;
+    if (problems.length > 0) outcome.problems = problems;
+    return outcome;
+  };
+}
+
+/** SPEC §6: when no response can be produced, 561 text/plain naming the error. */
+function templateFailure(error: string, ruleId: string): Outcome {
+  return {
+    behavior: 'mock-rule',
+    ruleId,
+    answer: { status: 561, headers: { 'content-type': TEXT_TYPE }, body: `Template error: ${error}\n` },
+    problems: [error],
+  };
+}
+
+/** Picks an index by weight; `random` is in [0, 1). Weights are numbers summing to 100. */
+export function pickWeighted(weights: readonly number[], random: number): number {
+  const total = weights.reduce((a, b) => a + b, 0);
+  let at = random * total;
+  for (let i = 0; i < weights.length; i++) {
+    at -= weights[i]!;
+    if (at < 0) return i;
+  }
+  // Rounding left `at` at 0: the last response with a weight.
+  for (let i = weights.length - 1; i >= 0; i--) if (weights[i]! > 0) return i;
+  return weights.length - 1;
+}
+
+/** Compiles a rule's action. */
+export function compileAction(
+  rule: Pick<Rule, 'id' | 'action'>,
+  compile: TemplateCompiler,
+  random: () => number = Math.random,
+): CompiledAction {
+  const a: Action = rule.action;
+  switch (a.type) {
+    case 'mock':
+      return compileResponse(a, compile, rule.id);
+    case 'weighted': {
+      const responses = a.responses.map((r) => compileResponse(r, compile, rule.id, r.name));
+      const weights = a.responses.map((r) => r.weight);
+      return (x, p) => responses[pickWeighted(weights, random())]!(x, p);
+    }
+    default:
+      return () => undefined;
+  }
+}
