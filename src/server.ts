@@ -5,14 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { METHODS } from 'node:http';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, logRequests } from './logger.js';
 import type { AppContext } from './context.js';
-import { AppError, errorBody, type ErrorDetail } from './errors.js';
 import {
   answerExpectContinue,
   clientErrorHandler,
+  installErrorHandlers,
   MemoryRateLimiter,
   type RateLimiter,
 } from './http/index.js';
@@ -39,34 +39,6 @@ export interface BuildOptions {
   limiter?: RateLimiter;
   events?: EventBus;
   now?: () => number;
-}
-
-/** The URL for the log line, with an `access_token` query value (EventSource auth) hidden. */
-export function redactUrl(url: string): string {
-  return url.includes('access_token=') ? url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]') : url;
-}
-
-/**
- * One Ajv finding as an error detail: a JSON pointer that names the missing or unexpected property
- * itself (Ajv points at its parent), and the received value, read from the validated request part.
- */
-function ajvDetail(v: NonNullable<FastifyError['validation']>[number], part: unknown): ErrorDetail {
-  const params = v.params;
-  const extra = params['missingProperty'] ?? params['additionalProperty'];
-  const path =
-    (v.instancePath || '') +
-    (typeof extra === 'string' ? '/' + extra.replace(/~/g, '~0').replace(/\//g, '~1') : '');
-  const d: ErrorDetail = { path: path || '/', message: v.message ?? 'is not valid' };
-  let value: unknown = part;
-  for (const seg of path.split('/').slice(1)) {
-    const key = seg.replace(/~1/g, '/').replace(/~0/g, '~');
-    value =
-      value !== null && typeof value === 'object' && Object.hasOwn(value, key)
-        ? (value as Record<string, unknown>)[key]
-        : undefined;
-  }
-  if (value !== undefined) d.received = JSON.stringify(value).slice(0, 200);
-  return d;
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
@@ -106,46 +78,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   const generatedAdminKey = await ensureAdminKey(store, config.apiKey);
 
-  // One JSON line per request.
-  fastify.addHook('onResponse', (request, reply, done) => {
-    log.info(
-      {
-        method: request.method,
-        host: request.headers.host,
-        url: redactUrl(request.originalUrl),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request',
-    );
-    done();
-  });
-
-  fastify.setErrorHandler((err: FastifyError | AppError, request, reply) => {
-    if (err instanceof AppError) {
-      if (err.headers) void reply.headers(err.headers);
-      return reply.code(err.status).send(err.toBody());
-    }
-    if (err.validation) {
-      const part =
-        err.validationContext === 'querystring' ? request.query : request[err.validationContext ?? 'body'];
-      const details = err.validation.map((v) => ajvDetail(v, part));
-      return reply.code(400).send(errorBody('validation_error', err.message, details));
-    }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-      return reply.code(413).send(errorBody('payload_too_large'));
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return reply.code(400).send(errorBody('validation_error', err.message));
-    }
-    log.error({ err, method: request.method, url: redactUrl(request.originalUrl) }, 'unhandled error');
-    return reply.code(500).send(errorBody('internal_error'));
-  });
-
-  fastify.setNotFoundHandler((request, reply) => {
-    void reply
-      .code(404)
-      .send(errorBody('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
-  });
+  logRequests(fastify, log);
+  installErrorHandlers(fastify, log);
 
   // Endpoints echo every method Node parses, WebDAV's included (CONNECT excepted: it is a tunnel).
   for (const m of METHODS) {

@@ -7,7 +7,7 @@
  * A scoped key is refused (403) before an unknown endpoint is reported (404), so that it learns nothing
  * about other endpoints.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
@@ -20,9 +20,10 @@ import {
   type SettingsPatch as SettingsPatchT,
 } from '../mock/index.js';
 import { planNameOf, planOf, plansFor } from '../plans.js';
-import { detail, useTypeBox, validationError } from '../schema/index.js';
+import { detail, validationError } from '../schema/index.js';
 import type { EndpointRecord } from '../store/index.js';
-import { requireAdmin, requireEndpointAccess } from './auth.js';
+import { requireAdmin } from './auth.js';
+import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
 
 const TAGS = ['Endpoints'];
@@ -45,18 +46,6 @@ const EndpointInput = Type.Object(
   { additionalProperties: false },
 );
 
-/** A key scoped elsewhere gets 403 before an unknown endpoint gets 404. */
-export async function endpointFor(
-  ctx: AppContext,
-  request: FastifyRequest,
-  ep: string,
-): Promise<EndpointRecord> {
-  requireEndpointAccess(request, ep);
-  const rec = await ctx.store.getEndpoint(ep);
-  if (!rec) throw new AppError('not_found', `Endpoint "${ep}" does not exist.`);
-  return rec;
-}
-
 /** Refuses changes to the built-in `echo` endpoint, which always echoes. */
 export function refuseBuiltIn(ep: EndpointRecord): void {
   if (isBuiltIn(ep))
@@ -67,7 +56,6 @@ export function refuseBuiltIn(ep: EndpointRecord): void {
 }
 
 export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  useTypeBox(app);
   const plans = plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
 
   function toJson(ep: EndpointRecord, withSettings: boolean) {
@@ -138,7 +126,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         response: { 200: Endpoint },
       },
     },
-    async (request) => toJson(await endpointFor(ctx, request, request.params.ep), true),
+    async (request) => toJson(await loadEndpoint(ctx, request, request.params.ep), true),
   );
 
   app.delete<{ Params: { ep: string } }>(
@@ -155,7 +143,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
     },
     async (request) => {
       requireAdmin(request);
-      const ep = await endpointFor(ctx, request, request.params.ep);
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
       if (isBuiltIn(ep))
         throw new AppError('forbidden', `The built-in "${ep.name}" endpoint cannot be deleted.`);
       const deleted = await ctx.store.deleteEndpoint(ep.name);
@@ -177,7 +165,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
       },
     },
     async (request) => {
-      const ep = await endpointFor(ctx, request, request.params.ep);
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
       return effectiveSettings(ep.settings, planNameOf(ctx.config, ep));
     },
   );
@@ -198,7 +186,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
       },
     },
     async (request) => {
-      const ep = await endpointFor(ctx, request, request.params.ep);
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
       refuseBuiltIn(ep);
       const patch = request.body;
       const currentPlan = planNameOf(ctx.config, ep);

@@ -8,10 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import { requireEndpointAccess } from './auth.js';
-import { EndpointParams, errorResponses } from './history-schemas.js';
-import { rejectUnknownQuery } from './history-query.js';
+import { loadEndpoint } from './endpoint-access.js';
+import { errorResponses } from './history-schemas.js';
+import { EndpointParams } from './schemas/common.js';
 import { openSse, type SseStream } from './sse.js';
 
 const EventsQuery = Type.Object(
@@ -28,7 +27,6 @@ export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const streams = new Set<SseStream>();
 
-  api.addHook('preValidation', rejectUnknownQuery);
   // preClose runs before the server waits for open connections to end.
   api.addHook('preClose', async () => {
     for (const s of [...streams]) s.close();
@@ -51,9 +49,7 @@ export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<
     },
     async (request, reply) => {
       const { ep } = request.params;
-      requireEndpointAccess(request, ep);
-      if (!(await ctx.store.getEndpoint(ep)))
-        throw new AppError('not_found', `Endpoint "${ep}" does not exist.`);
+      await loadEndpoint(ctx, request, ep);
       reply.hijack();
       const stream = openSse(reply.raw);
       const unsubscribe = ctx.events.subscribe(ep, (e) => stream.send(e.name, e.data));

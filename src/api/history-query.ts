@@ -1,12 +1,10 @@
 /**
  * Turning a validated history query into a Store filter, and a stored entry into its API shape.
  * The schemas (history-schemas.ts) check each value's form; this module checks what a schema cannot
- * (a date that exists, a regular expression that compiles, dateFrom not after dateTo) and rejects
- * query parameters that Fastify's ajv would otherwise strip in silence (`removeAdditional`).
+ * (a date that exists, a regular expression that compiles, dateFrom not after dateTo).
  */
-import type { FastifyRequest } from 'fastify';
-import type { TObject } from '@sinclair/typebox';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError } from '../errors.js';
+import { detail } from '../schema/index.js';
 import type { HistoryEntry, HistoryFilter } from '../store/index.js';
 import type { DeleteQuery, RequestRecord } from './history-schemas.js';
 
@@ -17,7 +15,7 @@ export const MAX_REGEX_LENGTH = 500;
 
 function invalid(param: string, message: string, received: string): never {
   throw new AppError('validation_error', `Query parameter "${param}" ${message}.`, {
-    details: [{ path: '/' + param, message, received }],
+    details: [detail('/' + param, message, received)],
   });
 }
 
@@ -102,30 +100,6 @@ function pathFilter(value: string): NonNullable<HistoryFilter['path']> {
     invalid('path', `is not a valid regular expression (${(err as Error).message})`, value);
   }
   return { regex: pattern };
-}
-
-/**
- * preValidation hook: rejects query parameters that the route's querystring schema does not list.
- * Fastify's ajv runs with `removeAdditional: true`, which would drop them without a word; the
- * SPEC wants them refused, and a delete that silently ignored a misspelt filter would delete too much.
- */
-export async function rejectUnknownQuery(request: FastifyRequest): Promise<void> {
-  const schema = request.routeOptions.schema?.querystring as TObject | undefined;
-  const allowed = new Set(Object.keys(schema?.properties ?? {}));
-  const query = (request.query ?? {}) as Record<string, unknown>;
-  const unknown = Object.keys(query).filter((k) => !allowed.has(k));
-  if (unknown.length === 0) return;
-  const details: ErrorDetail[] = unknown.map((k) => ({
-    path: '/' + k,
-    message: 'is not a known query parameter',
-    received: String(query[k]),
-  }));
-  const list = unknown.map((k) => `"${k}"`).join(', ');
-  throw new AppError(
-    'validation_error',
-    `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${list}; known: ${[...allowed].join(', ') || 'none'}.`,
-    { details },
-  );
 }
 
 /** The API shape of an entry: the summary, plus headers and bodies when verbose. */

@@ -4,6 +4,8 @@
  * requests, type the handlers and feed the API's OpenAPI document.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from '../schema/index.js';
+import { ErrorBody } from './schemas/common.js';
 import type { Behavior } from '../store/index.js';
 
 export const BEHAVIORS: readonly Behavior[] = [
@@ -57,7 +59,7 @@ export const filterProperties = {
     text('Substring of the path (query string included), or a regular expression written `/…/`.'),
   ),
   status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: 'Response status.' })),
-  behavior: Type.Optional(Type.String({ enum: [...BEHAVIORS], description: 'What answered the request.' })),
+  behavior: Type.Optional(StringEnum(BEHAVIORS, { description: 'What answered the request.' })),
   ruleMatched: Type.Optional(
     Type.Boolean({ description: '`true`: a rule answered; `false`: the fallback chain did.' }),
   ),
@@ -65,7 +67,6 @@ export const filterProperties = {
   responseBody: Type.Optional(text('Substring of the recorded response body (case-sensitive).')),
 };
 
-export const EndpointParams = Type.Object({ ep: Type.String({ minLength: 1, maxLength: 100 }) });
 export const RequestParams = Type.Object({
   ep: Type.String({ minLength: 1, maxLength: 100 }),
   id: Type.String({ minLength: 1, maxLength: 100 }),
@@ -76,9 +77,7 @@ export const FileParams = Type.Object({
   fieldName: Type.String({ minLength: 1, maxLength: 1000 }),
 });
 
-// A plain string enum (not a union of literals): one clear ajv message, one `enum` in the document.
-const Mode = Type.String({
-  enum: ['summary', 'verbose'],
+const Mode = StringEnum(['summary', 'verbose'], {
   description: '`verbose` adds request and response headers and bodies.',
 });
 
@@ -105,7 +104,6 @@ export type FileParams = Static<typeof FileParams>;
 
 /** One entry is always verbose; `mode` is accepted so that a client may send it everywhere. */
 export const GetQuery = Type.Object({ mode: Type.Optional(Mode) }, { additionalProperties: false });
-export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 const Headers = Type.Record(Type.String(), Type.String());
 /** Response headers: a header sent more than once (`Set-Cookie`) keeps each value. */
@@ -153,23 +151,10 @@ export const RequestList = Type.Object({
 export const DeletedMany = Type.Object({ deleted: Type.Literal(true), count: Type.Integer() });
 export const DeletedOne = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
-/** The one error body of src/errors.ts, for the document. */
-export const ErrorResponse = Type.Object({
-  error: Type.Object({
-    code: Type.String(),
-    message: Type.String(),
-    details: Type.Optional(
-      Type.Array(
-        Type.Object({ path: Type.String(), message: Type.String(), received: Type.Optional(Type.String()) }),
-      ),
-    ),
-  }),
-});
-
 /** Error responses every history route may give. */
 export const errorResponses = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
 };

@@ -8,27 +8,27 @@
  * Each route checks the key's scope (403) before the endpoint's existence (404), so that a scoped
  * key learns nothing about other endpoints.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { detail } from '../schema/index.js';
 import { decodeCursor, type HistoryFilter } from '../store/index.js';
-import { requireEndpointAccess } from './auth.js';
+import { loadEndpointHistory } from './endpoint-access.js';
 import {
   DeletedMany,
   DeletedOne,
   DeleteQuery,
-  EndpointParams,
   errorResponses,
   FileParams,
   GetQuery,
   ListQuery,
-  NoQuery,
   RequestList,
   RequestParams,
   RequestRecord,
 } from './history-schemas.js';
-import { rejectUnknownQuery, toFilter, historyRecord } from './history-query.js';
+import { EndpointParams, NoQuery } from './schemas/common.js';
+import { toFilter, historyRecord } from './history-query.js';
 
 const TAGS = ['Request history'];
 
@@ -54,17 +54,6 @@ function contentDisposition(fileName: string): string {
 /** Registers the history routes on `app` (an encapsulated scope under /api/v2). */
 export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  api.addHook('preValidation', rejectUnknownQuery);
-
-  /** 403 for a key scoped elsewhere, then 404 for an unknown endpoint. */
-  async function endpointFor(request: FastifyRequest, ep: string): Promise<string> {
-    requireEndpointAccess(request, ep);
-    if (!(await ctx.store.getEndpoint(ep)))
-      throw new AppError('not_found', `Endpoint "${ep}" does not exist.`);
-    // Entries answered a moment ago may still wait in the batch writer: read and delete what the caller saw.
-    await ctx.history.flush();
-    return ep;
-  }
 
   /** A Postgres regex can fail where JavaScript's compiled (the flavours differ): that is the caller's 400. */
   async function withRegexErrors<T>(filter: HistoryFilter, run: () => Promise<T>): Promise<T> {
@@ -73,7 +62,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
     } catch (err) {
       if (filter.path && 'regex' in filter.path && (err as { code?: string }).code === '2201B') {
         throw new AppError('validation_error', 'Query parameter "path" is not a valid regular expression.', {
-          details: [{ path: '/path', message: (err as Error).message, received: `/${filter.path.regex}/` }],
+          details: [detail('/path', (err as Error).message, `/${filter.path.regex}/`)],
         });
       }
       throw err;
@@ -92,11 +81,11 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      const ep = await endpointFor(request, request.params.ep);
+      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
       const { limit = 20, cursor, mode, ...filters } = request.query;
       if (cursor !== undefined && !decodeCursor(cursor)) {
         throw new AppError('validation_error', 'Query parameter "cursor" is not a cursor of this API.', {
-          details: [{ path: '/cursor', message: 'is not a cursor of this API', received: cursor }],
+          details: [detail('/cursor', 'is not a cursor of this API', cursor)],
         });
       }
       const filter = toFilter(filters, ctx.now());
@@ -120,7 +109,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      const ep = await endpointFor(request, request.params.ep);
+      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
       const filter = toFilter(request.query, ctx.now());
       const count = await withRegexErrors(filter, () => ctx.store.deleteHistory(ep, filter));
       ctx.events.publish({ endpoint: ep, name: 'requests.deleted', data: { count } });
@@ -140,7 +129,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      const ep = await endpointFor(request, request.params.ep);
+      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
       const entry = await ctx.store.getHistory(ep, request.params.id);
       if (!entry) throw new AppError('not_found', `Request "${request.params.id}" is not in the history.`);
       return historyRecord(entry, true);
@@ -159,7 +148,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      const ep = await endpointFor(request, request.params.ep);
+      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
       const { id } = request.params;
       if (!(await ctx.store.deleteHistoryEntry(ep, id))) {
         throw new AppError('not_found', `Request "${id}" is not in the history.`);
@@ -181,7 +170,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
     '/endpoints/:ep/requests/:id/files/:fieldName',
     { schema: fileSchema },
     async (request, reply) => {
-      const ep = await endpointFor(request, request.params.ep);
+      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
       const { id, fieldName } = request.params;
       const file = await ctx.store.getHistoryFile(ep, id, fieldName);
       if (!file) throw new AppError('not_found', `Request "${id}" has no file in the field "${fieldName}".`);

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { useTypeBox } from '../schema/index.js';
 import { authenticate } from './auth.js';
 import { openapiApi } from './openapi.js';
 import { endpointsApi } from './endpoints.js';
@@ -21,6 +22,8 @@ export { historyRecord } from './history-query.js';
 const PUBLIC_PATHS = new Set(['/api/v2/openapi.json', '/api/v2/docs']);
 
 export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // One validator for every API route: TypeBox (schema/validate.ts).
+  useTypeBox(app);
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0]!;
     if (PUBLIC_PATHS.has(path)) return;

@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { requireAdmin } from './auth.js';
-import { Nullable, useTypeBox } from '../schema/index.js';
+import { Nullable } from '../schema/index.js';
 import { createKey } from './keys.js';
 import { DataOf, Deleted, NoQuery } from './schemas/common.js';
 
@@ -34,8 +34,6 @@ const NewKey = Type.Object(
 );
 
 export async function keysRoutesApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  useTypeBox(app);
-
   app.post<{ Body: { endpoint?: string | null } }>(
     '/keys',
     {

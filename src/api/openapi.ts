@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.js';
-import { useTypeBox } from '../schema/index.js';
 import { docsPage } from './docs-page.js';
 import { ErrorBody, NoQuery } from './schemas/common.js';
 
@@ -171,7 +170,6 @@ export async function openapiApi(app: FastifyInstance, _ctx: AppContext): Promis
   }
 
   await app.register(async (s) => {
-    useTypeBox(s);
     s.get(
       '/openapi.json',
       {

@@ -25,9 +25,10 @@ import {
   type RuleData,
 } from '../mock/index.js';
 import { planOf } from '../plans.js';
-import { detail, useTypeBox, validationError } from '../schema/index.js';
+import { detail, validationError } from '../schema/index.js';
 import type { EndpointRecord } from '../store/index.js';
-import { endpointFor, refuseBuiltIn } from './endpoints.js';
+import { refuseBuiltIn } from './endpoints.js';
+import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, Deleted, EndpointParams, NoQuery, RuleParams } from './schemas/common.js';
 
 const TAGS = ['Rules'];
@@ -65,8 +66,6 @@ function patchRule(rule: RuleData, patch: Record<string, unknown>): Record<strin
 }
 
 export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  useTypeBox(app);
-
   /** After a change of the endpoint's rules: the request path reads them afresh, dashboards are told. */
   function publish(endpoint: string, name: EventName, data: unknown): void {
     ctx.endpoints.invalidate(endpoint);
@@ -75,7 +74,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
 
   /** The endpoint, for a change: scope (403), existence (404), not the built-in echo (403). */
   async function writable(request: FastifyRequest, name: string): Promise<EndpointRecord> {
-    const ep = await endpointFor(ctx, request, name);
+    const ep = await loadEndpoint(ctx, request, name);
     refuseBuiltIn(ep);
     return ep;
   }
@@ -101,7 +100,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await endpointFor(ctx, request, request.params.ep);
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
       return { data: (await ctx.store.listRules(ep.name)).map(ruleFromRecord) };
     },
   );
@@ -227,7 +226,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await endpointFor(ctx, request, request.params.ep);
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
       return ruleFromRecord(await ruleOr404(ep.name, request.params.ruleId));
     },
   );
@@ -276,7 +275,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await endpointFor(ctx, request, request.params.ep);
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
       const existing = ruleFromRecord(await ruleOr404(ep.name, request.params.ruleId));
       const { id: _id, ...data } = existing;
       return replaceOne(request, request.params, patchRule(data, request.body));

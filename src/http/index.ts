@@ -29,3 +29,4 @@ export {
 export { corsHeaders, isPreflight, preflightHeaders, OPEN_ORIGIN, type CorsPolicy } from './cors.js';
 export { rateLimitedAnswer, rateLimitedError, tooLargeAnswer } from './refusals.js';
 export { answerExpectContinue } from './expect-continue.js';
+export { installErrorHandlers } from './error-handler.js';

@@ -134,17 +134,42 @@ export function parseWith<T>(schema: TSchema, value: unknown, base = ''): T {
   throw validationError(explain(schema, v, base));
 }
 
+const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
+
+/**
+ * Query-string and path values as the schema's types: a number written as a number (`5`, `2.5`; an
+ * integer schema then refuses 2.5), `true` or `false` for a boolean. Anything else stays text, for the
+ * schema to refuse (TypeBox's own conversion would read `2.5` as 2 and `1` as true).
+ */
+function fromQueryText(schema: TSchema, data: unknown): unknown {
+  if (!isObject(data)) return data;
+  const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const out: Record<string, unknown> = { ...data };
+  for (const [k, v] of Object.entries(out)) {
+    const t = Object.hasOwn(props, k) ? props[k]!.type : undefined;
+    if (typeof v !== 'string') continue;
+    if ((t === 'integer' || t === 'number') && NUMBER_TEXT.test(v)) out[k] = Number(v);
+    else if (t === 'boolean' && (v === 'true' || v === 'false')) out[k] = v === 'true';
+  }
+  return out;
+}
+
 /**
  * Makes the routes of `app` (an encapsulated plugin) validate their TypeBox schemas with TypeBox and
- * answer errors as 400 validation_error with JSON-pointer details. A missing body validates as `{}`,
+ * answer errors as 400 validation_error with JSON-pointer details: the one validator of the API, so
+ * that a body, a query and a path parameter are explained alike (`received` is JSON text). A missing body validates as `{}`,
  * so that a missing field is reported by name. Responses are written with JSON.stringify: the
  * response schemas document the API (OpenAPI) without trimming what handlers send.
  */
 export function useTypeBox(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const s = schema as TSchema;
+    // Query strings and path parameters arrive as text: `?limit=5` is the integer 5, `?ruleMatched=true`
+    // the boolean (a value that does not convert, `?status=abc`, stays text and is refused).
+    const fromText = httpPart === 'querystring' || httpPart === 'params';
     return (data: unknown) => {
-      const input = httpPart === 'body' && (data === null || data === undefined) ? {} : data;
+      let input = httpPart === 'body' && (data === null || data === undefined) ? {} : data;
+      if (fromText) input = fromQueryText(s, input);
       try {
         return { value: parseWith<unknown>(s, input) };
       } catch (err) {

@@ -16,7 +16,7 @@ export function configureSqlite(db: SQLite.Database): void {
   db.pragma('cache_size = -65536');
 }
 
-const REQUEST_COLUMNS: (keyof RequestRow)[] = [
+export const REQUEST_COLUMNS: (keyof RequestRow)[] = [
   'id',
   'endpoint',
   'created_at',
@@ -38,7 +38,7 @@ const REQUEST_COLUMNS: (keyof RequestRow)[] = [
   'problems',
   'response_name',
 ];
-const FILE_COLUMNS: (keyof FileRow)[] = [
+export const FILE_COLUMNS: (keyof FileRow)[] = [
   'request_id',
   'endpoint',
   'field_name',

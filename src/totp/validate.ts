@@ -4,6 +4,7 @@
  * echoed back in a detail.
  */
 import { AppError, type ErrorDetail } from '../errors.js';
+import { received } from '../schema/index.js';
 import {
   decodeBase32Secret,
   DIGITS_DEFAULT,
@@ -26,9 +27,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // ISO 8601 date-time: date, 'T', hours and minutes, optional seconds and fraction, optional zone.
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
+/** The received value as every error detail shows it: JSON text, cut (schema/validate.ts). */
 function shown(v: unknown): string {
-  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
-  return s.length > 100 ? s.slice(0, 100) + '…' : s;
+  return received(v) ?? String(v);
 }
 
 /**

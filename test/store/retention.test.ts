@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pruneHistoryOnce } from '../../src/background.js';
 import { entry } from '../api/history-fixtures.js';
-import { redactUrl } from '../../src/server.js';
+import { redactUrl } from '../../src/logger.js';
 import { startApp } from '../helpers/app.js';
 
 const DAY = 86_400_000;

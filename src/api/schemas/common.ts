@@ -28,7 +28,7 @@ export const ErrorBody = Type.Object(
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export const EndpointParams = Type.Object({
-  ep: Type.String({ description: 'endpoint name', examples: ['shop'] }),
+  ep: Type.String({ minLength: 1, maxLength: 100, description: 'endpoint name', examples: ['shop'] }),
 });
 
 export const RuleParams = Type.Object({
