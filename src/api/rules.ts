@@ -54,15 +54,13 @@ function checkPlan(ctx: AppContext, ep: EndpointRecord, rules: RuleData[], total
     throw new AppError('plan_limit', `The plan "${plan.name}" does not include response templating.`);
 }
 
-/** Merges a PATCH into a rule: top-level fields replace, an action of the same type merges field by field. */
+/**
+ * Applies a PATCH to a rule (SPEC §4): each top-level field it names replaces the rule's;
+ * `conditions` and `action` are replaced whole, never merged, as the hosted service does.
+ */
 function patchRule(rule: RuleData, patch: Record<string, unknown>): Record<string, unknown> {
-  const { id: _id, action, ...rest } = patch;
-  const out: Record<string, unknown> = { ...rule, ...rest };
-  if (action && typeof action === 'object') {
-    const a = action as Record<string, unknown>;
-    out['action'] = a['type'] === undefined || a['type'] === rule.action.type ? { ...rule.action, ...a } : a;
-  }
-  return out;
+  const { id: _id, ...fields } = patch;
+  return { ...rule, ...fields };
 }
 
 export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -266,8 +264,8 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
         tags: TAGS,
         summary: 'Change some fields of a rule (keeps its id and position)',
         description:
-          "Top-level fields replace the rule's; `action` merges into an action of the same `type` " +
-          '(another type replaces it). The result is validated as a whole rule.',
+          "Each top-level field named replaces the rule's; `conditions` and `action` are replaced whole, " +
+          'never merged. The result is validated as a whole rule.',
         params: RuleParams,
         querystring: NoQuery,
         body: RulePatch,

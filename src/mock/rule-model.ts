@@ -6,6 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ErrorDetail } from '../errors.js';
 import type { RuleRecord } from '../store/index.js';
+import { userRegexProblem } from './regex.js';
 import {
   Body,
   detail,
@@ -17,7 +18,17 @@ import {
   validationError,
 } from '../schema/index.js';
 
-export const RULE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', '*'] as const;
+export const RULE_METHODS = [
+  'GET',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+  'HEAD',
+  'TRACE',
+  '*',
+] as const;
 const CALLOUT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const;
 
 /** Largest number of rules an endpoint holds, whatever its plan (bulk replace included). */
@@ -28,7 +39,43 @@ export const MAX_DELAY_MS = 600_000;
 export const RuleId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const CondValue = Type.String({ maxLength: 4096 });
 const Key = Type.String({ minLength: 1, maxLength: 256 });
-const Delay = Type.Integer({ minimum: 0, maximum: MAX_DELAY_MS, default: 0, description: 'milliseconds' });
+const Delay = Type.Number({
+  minimum: 0,
+  maximum: MAX_DELAY_MS,
+  default: 0,
+  description: 'milliseconds; a fraction is kept as sent and rounded to whole milliseconds when used',
+});
+
+/** Response headers of a rule: a list (a name may repeat); `templated: true` renders the value. */
+const RuleHeaderList = Type.Array(
+  Type.Object(
+    {
+      key: HeaderName,
+      value: Type.String({ maxLength: 8192 }),
+      templated: Type.Optional(Type.Boolean({ description: 'render the value as a template' })),
+    },
+    { additionalProperties: false },
+  ),
+  { maxItems: 100 },
+);
+
+/** State-condition operators under the hosted service's names, and the short names it also accepts. */
+export const STATE_OPERATORS = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'greater_than',
+  'less_than',
+  'greater_than_equal',
+  'less_than_equal',
+  'gt',
+  'lt',
+  'gte',
+  'lte',
+  'exists',
+  'not_exists',
+] as const;
 const Url = Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://' });
 
 function cond<P extends Record<string, TSchema>, T extends string>(type: T, props: P, description: string) {
@@ -71,21 +118,21 @@ export const Condition = Type.Union(
       {
         key: Key,
         stateType: StringEnum(['counter', 'string', 'list']),
-        operator: StringEnum([
-          'equals',
-          'not_equals',
-          'gt',
-          'gte',
-          'lt',
-          'lte',
-          'contains',
-          'not_contains',
-          'exists',
-          'not_exists',
-        ]),
+        operator: StringEnum(STATE_OPERATORS),
         value: Type.Optional(CondValue),
       },
-      "The endpoint's persistent state; for a list, gt…lte compare its length.",
+      "The endpoint's persistent state; for a list, greater_than… compare its length.",
+    ),
+    cond(
+      'graphql',
+      { operator: StringEnum(['equals', 'contains', 'regex']), value: CondValue },
+      '`equals`: the GraphQL operation name (`operationName`, or the first named operation of `query`), ' +
+        "in a JSON body or a GET's query string; `contains`, `regex`: the query text.",
+    ),
+    cond(
+      'soap_action',
+      { operator: StringEnum(['equals']), value: CondValue },
+      'The SOAPAction header (quotes stripped), or the `action` parameter of a SOAP 1.2 Content-Type.',
     ),
   ],
   { discriminator: { propertyName: 'type' } },
@@ -94,7 +141,7 @@ export const Condition = Type.Union(
 const ResponseFields = {
   status: Type.Optional({ ...Status, default: 200 }),
   // No `default: []` on arrays: TypeBox would merge an object value into the default array.
-  headers: Type.Optional(HeaderList),
+  headers: Type.Optional(RuleHeaderList),
   body: Type.Optional({ ...Body, default: '' }),
   templated: Type.Optional(Type.Boolean({ default: false })),
   delay: Type.Optional(Delay),
@@ -110,7 +157,7 @@ export const Action = Type.Union(
           Type.Object(
             {
               name: Type.Optional(Type.String({ maxLength: 200, default: '' })),
-              weight: Type.Integer({ minimum: 0, maximum: 100 }),
+              weight: Type.Number({ minimum: 0, maximum: 100 }),
               ...ResponseFields,
             },
             { additionalProperties: false },
@@ -211,11 +258,8 @@ function conditionProblems(c: Condition, path: string): ErrorDetail[] {
     return out;
   }
   if (c.operator === 'regex') {
-    try {
-      new RegExp(value);
-    } catch (err) {
-      out.push(detail(`${path}/value`, `Not a valid regular expression: ${(err as Error).message}`, value));
-    }
+    const problem = userRegexProblem(value);
+    if (problem !== undefined) out.push(detail(`${path}/value`, problem, value));
   }
   if (
     c.type === 'path' &&
@@ -242,7 +286,7 @@ function ruleProblems(rule: RuleData, base: string): ErrorDetail[] {
   const a = rule.action;
   if (a.type === 'weighted') {
     const sum = a.responses.reduce((n, r) => n + r.weight, 0);
-    if (sum !== 100)
+    if (Math.abs(sum - 100) > 1e-6)
       out.push(detail(`${base}/action/responses`, `Weights must sum to 100 (they sum to ${sum})`, sum));
   }
   if (a.type === 'callout') {

@@ -55,7 +55,7 @@ void test('operations are generated from the validating schemas: params, body, r
   const body = post.requestBody.content['application/json'].schema;
   assert.deepEqual(body.required, ['conditions', 'action']);
   const methods = body.properties.method.anyOf.map((m: { const: string }) => m.const);
-  assert.deepEqual(methods, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', '*']);
+  assert.deepEqual(methods, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', '*']);
   const actionTypes = body.properties.action.anyOf.map(
     (a: { properties: { type: { const: string } } }) => a.properties.type.const,
   );

@@ -166,7 +166,7 @@ void test('templating: a templated rule on a plan without it is 403 plan_limit (
   );
   const id = await createRule(app, 'plain', mockRule('/ok'));
   assertError(
-    await call(app, 'PATCH', `/endpoints/plain/rules/${id}`, { action: { templated: true } }),
+    await call(app, 'PATCH', `/endpoints/plain/rules/${id}`, { action: { type: 'mock', templated: true } }),
     403,
     'plan_limit',
   );

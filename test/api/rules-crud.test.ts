@@ -94,22 +94,27 @@ void test('PUT one replaces the rule, keeping its id and position', async () => 
   );
 });
 
-void test('PATCH changes some fields, merges an action of the same type, keeps id and position', async () => {
+// SPEC §4 (changed): PATCH replaces `conditions` and `action` whole; this test pinned the earlier merge.
+void test('PATCH changes some fields, replaces the action whole, keeps id and position', async () => {
   const { ep, ids } = await withRules(3);
   let r = await call(app, 'PATCH', `/endpoints/${ep}/rules/${ids[0]}`, {
     enabled: false,
-    action: { status: 404 },
+    action: { type: 'mock', status: 404 },
   });
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.enabled, false);
   assert.equal(r.body.action.status, 404);
-  assert.equal(r.body.action.body, 'rule /r0', 'other action fields kept');
+  assert.equal(r.body.action.body, '', 'the action is replaced whole: the old body is gone');
+  assertDetail(
+    await call(app, 'PATCH', `/endpoints/${ep}/rules/${ids[0]}`, { action: { status: 404 } }),
+    '/action/type',
+  );
   assert.equal(r.body.conditions[0].value, '/r0');
   r = await call(app, 'PATCH', `/endpoints/${ep}/rules/${ids[0]}`, { action: { type: 'crud' } });
   assert.deepEqual(r.body.action, { type: 'crud', idField: 'id' });
   assert.deepEqual(await ruleIds(app, ep), ids);
   assertDetail(
-    await call(app, 'PATCH', `/endpoints/${ep}/rules/${ids[1]}`, { action: { status: 50 } }),
+    await call(app, 'PATCH', `/endpoints/${ep}/rules/${ids[1]}`, { action: { type: 'mock', status: 50 } }),
     '/action/status',
     '50',
   );
