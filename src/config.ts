@@ -29,6 +29,8 @@ export interface Config {
   bodyLimit: number;
   /** Largest body kept in the history; longer bodies are cut and flagged. */
   captureLimit: number;
+  /** Where the faker image helpers point (`<host>/640/480/<category>`). */
+  imageHost: string;
   historyRetentionDays: number;
   historyMaxEntries: number;
   totpRetentionDays: number;
@@ -229,6 +231,18 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'largest body kept in the history, in bytes',
     default: MB,
     parse: int(0, 100 * MB),
+  },
+  {
+    key: 'imageHost',
+    env: 'IMAGE_HOST',
+    flag: 'image-host',
+    help: 'base URL of the placeholder images that template faker image helpers link to',
+    default: 'https://loremflickr.com',
+    parse: (raw, name) => {
+      const v = url(['http', 'https'])(raw, name);
+      if (v === undefined) throw new ConfigError(`${name} must be an http:// or https:// URL`);
+      return v.replace(/\/+$/, '');
+    },
   },
   {
     key: 'historyRetentionDays',

@@ -18,3 +18,6 @@ export {
   type RuleData,
 } from './rule-model.js';
 export { defaultSettings, effectiveSettings, mergeSettings, Settings, SettingsPatch } from './settings.js';
+export { compileRules, type CompiledRules, type RuleMatch } from './matcher.js';
+export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';
+export { REGEX_INPUT_MAX, userRegexProblem } from './regex.js';

@@ -11,6 +11,7 @@ import { planOf } from '../plans.js';
 import type { Settings } from './settings.js';
 import { settingsOf } from './endpoint-settings.js';
 import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
+import { rulesStep } from './rules-step.js';
 
 type DefaultResponseSetting = NonNullable<Settings['defaultResponse']>;
 
@@ -73,7 +74,7 @@ export const defaultStep: Step = ({ endpoint, request }) => ({
 /**
  * The pipeline every user endpoint runs, in the order of SPEC §5: a CORS preflight (when the
  * endpoint shares its answers with origins), the security header, the endpoint's rate limit, the
- * plan's quota, then the default response. Every answer carries the endpoint's CORS headers.
+ * plan's quota, the rules, then the default response. Every answer carries the endpoint's CORS headers.
  */
 export function mockPipeline(ctx: AppContext): EndpointPipeline {
   const settings = (x: Exchange): Settings => settingsOf(ctx.config, x.endpoint);
@@ -83,6 +84,7 @@ export function mockPipeline(ctx: AppContext): EndpointPipeline {
       securityStep(settings),
       rateLimitStep(ctx, settings),
       quotaStep(ctx),
+      rulesStep(ctx),
       defaultStep,
     ],
     finish: (x, o) => withCors(settings(x), x, o),

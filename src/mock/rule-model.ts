@@ -352,13 +352,14 @@ export function parseRuleList(inputs: unknown[], newId: () => string): Rule[] {
 /** Whether any response of the rule is rendered as a template (a plan feature, SPEC §10). */
 export function isTemplated(rule: RuleData): boolean {
   const a = rule.action;
+  const headers = (h: { templated?: boolean }[] | undefined) => (h ?? []).some((x) => x.templated === true);
   switch (a.type) {
     case 'mock':
-      return a.templated === true;
+      return a.templated === true || headers(a.headers);
     case 'weighted':
-      return a.responses.some((r) => r.templated === true);
+      return a.responses.some((r) => r.templated === true || headers(r.headers));
     case 'callout':
-      return a.templated === true || a.callout.templated === true;
+      return a.templated === true || a.callout.templated === true || headers(a.headers);
     case 'crud':
       return false;
   }

@@ -1,0 +1,168 @@
+/**
+ * Response templates (SPEC §6): Handlebars, in an environment of our own, compiled once per rule
+ * change and rendered with an EMPTY context: request data is reachable only through helpers, and
+ * Handlebars' prototype guards stay on, so `{{constructor.name}}` or `{{lookup this '__proto__'}}`
+ * render nothing and no template can run code. Problems never stop a response: an unknown helper,
+ * a helper that throws or a bad argument renders empty and is noted; a syntax error is recovered by
+ * turning the broken `{{` into literal text; only a template that cannot be recovered, or a render that
+ * runs out of its loop or output budget, gives `{ ok: false }` (the caller answers 561).
+ */
+import Handlebars from 'handlebars';
+import type { Faker } from '@faker-js/faker';
+import { HELPERS, makeEach } from './helpers/index.js';
+import {
+  RenderLimitError,
+  RenderState,
+  type HelperOptions,
+  type TemplateInput,
+  type TemplateLimits,
+} from './state.js';
+
+export type RenderResult = { ok: true; text: string; problems: string[] } | { ok: false; error: string };
+
+export interface CompiledTemplate {
+  render(input: TemplateInput): RenderResult;
+  /** Problems found while compiling (recovered syntax errors), reported with every render. */
+  readonly problems: readonly string[];
+}
+
+/** The default bounds of a render. */
+export const TEMPLATE_LIMITS: TemplateLimits = {
+  maxIterations: 10_000,
+  maxOutput: 1024 * 1024,
+  imageHost: 'https://loremflickr.com',
+};
+
+/** Most syntax errors recovered in one template before it is declared broken. */
+const MAX_RECOVERIES = 20;
+
+const env = Handlebars.create();
+env.unregisterHelper('log'); // a template must not write to the service's output
+const builtInEach = env.helpers['each'] as (...args: unknown[]) => unknown;
+
+/** Wraps a helper: a throw becomes empty text and a noted problem (limits still stop the render). */
+function guarded(name: string, helper: (...args: unknown[]) => unknown) {
+  return function (this: unknown, ...args: unknown[]): unknown {
+    try {
+      return helper.apply(this, args);
+    } catch (err) {
+      if (err instanceof RenderLimitError) throw err;
+      const options = args[args.length - 1] as HelperOptions;
+      options.data.mb.problem(`${name}: ${(err as Error).message}`);
+      return '';
+    }
+  };
+}
+
+for (const [name, helper] of Object.entries(HELPERS)) env.registerHelper(name, guarded(name, helper));
+env.registerHelper('each', guarded('each', makeEach(builtInEach)));
+env.registerHelper('helperMissing', function (...args: unknown[]) {
+  const options = args[args.length - 1] as HelperOptions;
+  options.data.mb.problem(`unknown helper "${options.name}"`);
+  return '';
+});
+env.registerHelper('blockHelperMissing', function (...args: unknown[]) {
+  const options = args[args.length - 1] as HelperOptions;
+  options.data.mb.problem(`unknown block helper "${options.name}"`);
+  return '';
+});
+
+let fakers: Record<string, Faker> | undefined;
+
+/**
+ * Loads fake data (all locales, ~50 MB and ~0.2 s once): called before the first templated rule of
+ * the process is compiled, so that a service without templates never pays for it.
+ */
+export async function loadFakeData(): Promise<void> {
+  fakers ??= (await import('@faker-js/faker')).allFakers as unknown as Record<string, Faker>;
+}
+
+function fakerFor(locale: string, problems: string[]): Faker | undefined {
+  if (!fakers) return undefined;
+  if (Object.hasOwn(fakers, locale)) return fakers[locale];
+  const language = locale.split('_')[0]!;
+  if (Object.hasOwn(fakers, language)) return fakers[language];
+  problems.push(`faker has no locale "${locale}"; English is used`);
+  return fakers['en'];
+}
+
+function lineOf(err: Error): number | undefined {
+  const e = err as Error & { lineNumber?: number };
+  if (typeof e.lineNumber === 'number') return e.lineNumber;
+  const m = /line (\d+)/.exec(err.message);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Escapes the last unescaped `{{` on line `line` (or, failing that, before it) as literal text. */
+function escapeBroken(source: string, line: number): string | undefined {
+  const lines = source.split('\n');
+  for (let l = Math.min(line, lines.length) - 1; l >= 0; l--) {
+    const text = lines[l]!;
+    for (let i = text.lastIndexOf('{{'); i !== -1; i = i === 0 ? -1 : text.lastIndexOf('{{', i - 1)) {
+      if (i > 0 && text[i - 1] === '\\') continue;
+      if (i > 0 && text[i - 1] === '{') continue; // inside a `{{{`: escape at its first brace
+      lines[l] = text.slice(0, i) + '\\' + text.slice(i);
+      return lines.join('\n');
+    }
+  }
+  return undefined;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!;
+}
+
+/** Compiles `source` once; the result renders it for each request. */
+export function compileTemplate(source: string, limits: Partial<TemplateLimits> = {}): CompiledTemplate {
+  const bounds: TemplateLimits = { ...TEMPLATE_LIMITS, ...limits };
+  const problems: string[] = [];
+  let text = source;
+  let template: HandlebarsTemplateDelegate | undefined;
+  let failure: string | undefined;
+  for (let attempt = 0; attempt <= MAX_RECOVERIES; attempt++) {
+    try {
+      const ast = env.parse(text);
+      template = env.compile(ast, { knownHelpersOnly: false, strict: false });
+      break;
+    } catch (err) {
+      const line = lineOf(err as Error);
+      const fixed = line === undefined ? undefined : escapeBroken(text, line);
+      const message = `template syntax error${line !== undefined ? ` on line ${line}` : ''}: ${firstLine((err as Error).message)}`;
+      if (fixed === undefined || attempt === MAX_RECOVERIES) {
+        failure = message;
+        break;
+      }
+      problems.push(`${message} (output as text)`);
+      text = fixed;
+    }
+  }
+  return {
+    problems,
+    render(input) {
+      if (!template) return { ok: false, error: failure ?? 'template syntax error' };
+      const noted = [...problems];
+      const state = new RenderState(input, bounds, fakerFor(input.locale, noted));
+      state.problems.push(...noted);
+      try {
+        const out = template(
+          {},
+          {
+            data: { mb: state },
+            allowProtoPropertiesByDefault: false,
+            allowProtoMethodsByDefault: false,
+          },
+        );
+        if (out.length > bounds.maxOutput)
+          return { ok: false, error: `the template produced more than ${bounds.maxOutput} characters` };
+        return { ok: true, text: out, problems: state.problems };
+      } catch (err) {
+        return { ok: false, error: (err as Error).message };
+      }
+    },
+  };
+}
+
+/** Whether a rendered header value may be sent: no CR, LF or NUL (no header injection). */
+export function isSafeHeaderValue(v: string): boolean {
+  return !/[\r\n\0]/.test(v);
+}

@@ -1,0 +1,72 @@
+/**
+ * `{{faker 'namespace.attribute' arg…}}`: fake data from @faker-js/faker in the endpoint's locale.
+ * The seed's (old) names are mapped (faker-names.ts); current names (`person.firstName`) are called on
+ * the faker instance, found by walking its own modules and their class methods only, so a template
+ * can never reach `constructor`, a prototype or anything but a faker method. Arguments: plain values,
+ * JSON-ish objects (`'{min:5, max:9}'`), or hash arguments (`min=5 max=9`).
+ */
+import { SEED_NAMES } from '../faker-names.js';
+import { argsOf, stateOf, toText } from '../state.js';
+
+const NAME = /^([a-z][A-Za-z]*)\.([a-z][A-Za-z]*)$/;
+
+/** `{min:5, max:9}` or `{"min":5}` as an object; other text as it is (numbers as numbers). */
+export function parseArgument(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim();
+  if (t.startsWith('{') && t.endsWith('}')) {
+    const json = t.replace(/([{,]\s*)([A-Za-z_$][\w$]*)\s*:/g, '$1"$2":').replace(/'/g, '"');
+    try {
+      const o: unknown = JSON.parse(json);
+      if (o !== null && typeof o === 'object') return Object.assign(Object.create(null), o) as object;
+    } catch {
+      return v;
+    }
+  }
+  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+  return v;
+}
+
+function currentMethod(f: object, ns: string, name: string): ((...a: unknown[]) => unknown) | undefined {
+  if (name === 'constructor' || !Object.hasOwn(f, ns)) return undefined;
+  const mod = (f as Record<string, unknown>)[ns];
+  if (mod === null || typeof mod !== 'object') return undefined;
+  for (
+    let p = Object.getPrototypeOf(mod) as object | null;
+    p && p !== Object.prototype;
+    p = Object.getPrototypeOf(p) as object | null
+  ) {
+    if (Object.hasOwn(p, name)) {
+      const fn = (p as Record<string, unknown>)[name];
+      return typeof fn === 'function' ? (fn as (...a: unknown[]) => unknown).bind(mod) : undefined;
+    }
+  }
+  return undefined;
+}
+
+export function faker(...args: unknown[]): string {
+  const { params, options } = argsOf(args);
+  const state = stateOf(options);
+  const [name, ...rest] = params;
+  const m = typeof name === 'string' ? NAME.exec(name) : null;
+  if (!m) {
+    state.problem(`faker: "${toText(name)}" is not a faker name such as 'person.firstName'`);
+    return '';
+  }
+  const f = state.faker;
+  if (!f) {
+    state.problem('faker: fake data is not loaded');
+    return '';
+  }
+  const hash = options.hash;
+  const a = rest.map(parseArgument);
+  if (Object.keys(hash).length > 0) a.push({ ...hash });
+  const seed = SEED_NAMES[name as string];
+  if (seed) return toText(seed(f, a, state.limits.imageHost));
+  const fn = currentMethod(f, m[1]!, m[2]!);
+  if (!fn) {
+    state.problem(`faker: unknown attribute "${name as string}"`);
+    return '';
+  }
+  return toText(fn(...a));
+}

@@ -1,0 +1,11 @@
+/** Public surface of response templates. */
+export {
+  compileTemplate,
+  isSafeHeaderValue,
+  loadFakeData,
+  TEMPLATE_LIMITS,
+  type CompiledTemplate,
+  type RenderResult,
+} from './engine.js';
+export type { TemplateInput, TemplateLimits } from './state.js';
+export { SEED_NAMES, IMAGE_CATEGORIES } from './faker-names.js';

@@ -1,0 +1,101 @@
+/**
+ * What one render carries: the request data helpers may read, the problems noted, and the budgets
+ * that bound a render (loop iterations, output size). Helpers reach it through `options.data.mb`;
+ * the template itself is rendered with an empty context and never sees it.
+ */
+import type { Faker } from '@faker-js/faker';
+
+export interface TemplateInput {
+  method: string;
+  /** Path with query string. */
+  path: string;
+  pathname: string;
+  /** Lower-case names. */
+  headers: Readonly<Record<string, string>>;
+  query: Readonly<Record<string, string | string[]>>;
+  /** Parsed JSON or form-urlencoded body; undefined for any other body. */
+  body: unknown;
+  pathParams: Readonly<Record<string, string>>;
+  /** Faker locale of the endpoint (`en`, `de_AT` …). */
+  locale: string;
+  /** Epoch milliseconds. */
+  now: number;
+}
+
+export interface TemplateLimits {
+  /** Loop iterations (`repeat`, `each`) in one render, all loops together. */
+  maxIterations: number;
+  /** Characters one render may produce. */
+  maxOutput: number;
+  /** Where image links point (`<host>/640/480/<category>`). */
+  imageHost: string;
+}
+
+/** Stops a render that went over a limit: the answer is then 561. */
+export class RenderLimitError extends Error {}
+
+export class RenderState {
+  readonly problems: string[] = [];
+  private iterations = 0;
+
+  constructor(
+    readonly input: TemplateInput,
+    readonly limits: TemplateLimits,
+    readonly faker: Faker | undefined,
+  ) {}
+
+  problem(message: string): void {
+    if (this.problems.length < 20) this.problems.push(message);
+  }
+
+  /** Counts one loop iteration; throws once the render has used its budget. */
+  iterate(): void {
+    if (++this.iterations > this.limits.maxIterations)
+      throw new RenderLimitError(`the template ran more than ${this.limits.maxIterations} loop iterations`);
+  }
+
+  /** Checks text built by a loop against the output budget. */
+  checkOutput(length: number): void {
+    if (length > this.limits.maxOutput)
+      throw new RenderLimitError(`the template produced more than ${this.limits.maxOutput} characters`);
+  }
+}
+
+/** The options Handlebars passes to a helper, as far as ours use them. */
+export interface HelperOptions {
+  data: { mb: RenderState } & Record<string, unknown>;
+  hash: Record<string, unknown>;
+  fn?: (context: unknown, options?: { data?: unknown; blockParams?: unknown[] }) => string;
+  inverse?: (context: unknown, options?: { data?: unknown }) => string;
+  name: string;
+}
+
+export type Helper = (...args: unknown[]) => unknown;
+
+/** Splits a helper's arguments from its options object (always last). */
+export function argsOf(args: unknown[]): { params: unknown[]; options: HelperOptions } {
+  return { params: args.slice(0, -1), options: args[args.length - 1] as HelperOptions };
+}
+
+export function stateOf(options: HelperOptions): RenderState {
+  return options.data.mb;
+}
+
+/** A value as text for the response: objects and arrays as JSON, nothing as ''. */
+export function toText(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v) ?? '';
+}
+
+/** A value at a dotted path (`a.b.0.c`), own properties only; undefined when absent. */
+export function valueAtPath(root: unknown, path: string): unknown {
+  let v = root;
+  for (const key of path.split('.')) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, key)) return undefined;
+    v = (v as Record<string, unknown>)[key];
+  }
+  return v;
+}
