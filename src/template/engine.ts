@@ -37,7 +37,6 @@ export const TEMPLATE_LIMITS: TemplateLimits = {
 const MAX_RECOVERIES = 20;
 
 const env = Handlebars.create();
-env.unregisterHelper('log'); // a template must not write to the service's output
 const builtInEach = env.helpers['each'] as (...args: unknown[]) => unknown;
 
 /** Wraps a helper: a throw becomes empty text and a noted problem (limits still stop the render). */
@@ -56,6 +55,12 @@ function guarded(name: string, helper: (...args: unknown[]) => unknown) {
 
 for (const [name, helper] of Object.entries(HELPERS)) env.registerHelper(name, guarded(name, helper));
 env.registerHelper('each', guarded('each', makeEach(builtInEach)));
+// A template must not write to the service's output: `log` renders nothing and says so.
+env.registerHelper('log', function (...args: unknown[]) {
+  const options = args[args.length - 1] as HelperOptions;
+  options.data.mb.problem('log: not available in response templates');
+  return '';
+});
 env.registerHelper('helperMissing', function (...args: unknown[]) {
   const options = args[args.length - 1] as HelperOptions;
   options.data.mb.problem(`unknown helper "${options.name}"`);

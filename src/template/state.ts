@@ -90,6 +90,23 @@ export function toText(v: unknown): string {
   return JSON.stringify(v) ?? '';
 }
 
+/**
+ * A request value as a helper returns it: text and numbers as they are; an object or an array as a
+ * copy that prints as JSON (`{{body 'user'}}` → `{"name":"Ada"}`) but stays a value for subexpressions
+ * (`{{len (body 'tags')}}`, `{{#each (body 'items')}}`).
+ */
+export function asValue(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  const copy: object = Array.isArray(v) ? [...(v as unknown[])] : { ...v };
+  const json = JSON.stringify(v);
+  Object.defineProperty(copy, 'toString', { value: () => json, enumerable: false });
+  Object.defineProperty(copy, 'toHTML', {
+    value: () => json.replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`),
+    enumerable: false,
+  });
+  return copy;
+}
+
 /** A value at a dotted path (`a.b.0.c`), own properties only; undefined when absent. */
 export function valueAtPath(root: unknown, path: string): unknown {
   let v = root;

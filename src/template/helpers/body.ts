@@ -1,7 +1,7 @@
 /** `{{body 'path' 'default'}}`: a value of the JSON or form-urlencoded body at a dotted path (seed). */
-import { argsOf, stateOf, toText, valueAtPath } from '../state.js';
+import { argsOf, asValue, stateOf, toText, valueAtPath } from '../state.js';
 
-export function body(...args: unknown[]): string {
+export function body(...args: unknown[]): unknown {
   const { params, options } = argsOf(args);
   const [path, fallback = ''] = params;
   if (typeof path !== 'string' || path === '') {
@@ -9,5 +9,5 @@ export function body(...args: unknown[]): string {
     return toText(fallback);
   }
   const v = valueAtPath(stateOf(options).input.body, path);
-  return v === undefined ? toText(fallback) : toText(v);
+  return v === undefined ? toText(fallback) : asValue(v);
 }

@@ -8,7 +8,7 @@
 import { SEED_NAMES } from '../faker-names.js';
 import { argsOf, stateOf, toText } from '../state.js';
 
-const NAME = /^([a-z][A-Za-z]*)\.([a-z][A-Za-z]*)$/;
+const NAME = /^([a-z][A-Za-z0-9]*)\.([a-z][A-Za-z0-9]*)$/;
 
 /** `{min:5, max:9}` or `{"min":5}` as an object; other text as it is (numbers as numbers). */
 export function parseArgument(v: unknown): unknown {

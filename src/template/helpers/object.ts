@@ -2,5 +2,6 @@
 import { argsOf } from '../state.js';
 
 export function object(...args: unknown[]): Record<string, unknown> {
-  return { ...argsOf(args).options.hash };
+  // Handlebars hands the hash over in reverse order of writing.
+  return Object.fromEntries(Object.entries(argsOf(args).options.hash).reverse());
 }

@@ -1,7 +1,7 @@
 /** `{{queryParam 'path' 'default'}}`: a query parameter, dotted paths into repeated keys (`id.1`) (seed). */
-import { argsOf, stateOf, toText, valueAtPath } from '../state.js';
+import { argsOf, asValue, stateOf, toText, valueAtPath } from '../state.js';
 
-export function queryParam(...args: unknown[]): string {
+export function queryParam(...args: unknown[]): unknown {
   const { params, options } = argsOf(args);
   const [path, fallback = ''] = params;
   if (typeof path !== 'string' || path === '') {
@@ -9,5 +9,5 @@ export function queryParam(...args: unknown[]): string {
     return toText(fallback);
   }
   const v = valueAtPath(stateOf(options).input.query, path);
-  return v === undefined ? toText(fallback) : toText(v);
+  return v === undefined ? toText(fallback) : asValue(v);
 }
