@@ -29,6 +29,8 @@ export interface Config {
   bodyLimit: number;
   /** Largest body kept in the history; longer bodies are cut and flagged. */
   captureLimit: number;
+  /** Largest response blob uploaded with POST …/blobs, in bytes. */
+  blobLimit: number;
   /** Where the faker image helpers point (`<host>/640/480/<category>`). */
   imageHost: string;
   historyRetentionDays: number;
@@ -231,6 +233,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'largest body kept in the history, in bytes',
     default: MB,
     parse: int(0, 100 * MB),
+  },
+  {
+    key: 'blobLimit',
+    env: 'BLOB_LIMIT',
+    flag: 'blob-limit',
+    help: 'largest response blob (POST …/blobs) in bytes',
+    default: 10 * MB,
+    parse: int(1024, 100 * MB),
   },
   {
     key: 'imageHost',

@@ -9,6 +9,7 @@ import { authenticate } from './auth.js';
 import { openapiApi } from './openapi.js';
 import { endpointsApi } from './endpoints.js';
 import { rulesApi } from './rules.js';
+import { blobsApi } from './blobs.js';
 import { keysRoutesApi } from './keys-routes.js';
 import { historyApi } from './history.js';
 import { eventsApi } from './events.js';
@@ -34,6 +35,7 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   await openapiApi(app, ctx);
   await app.register(async (s) => endpointsApi(s, ctx));
   await app.register(async (s) => rulesApi(s, ctx));
+  await app.register(async (s) => blobsApi(s, ctx));
   await app.register(async (s) => keysRoutesApi(s, ctx));
   await app.register(async (s) => historyApi(s, ctx));
   await app.register(async (s) => eventsApi(s, ctx));

@@ -12,6 +12,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import type { EventName } from '../events/index.js';
 import {
+  blobsOf,
   isTemplated,
   MAX_RULES,
   parseRule,
@@ -43,6 +44,28 @@ function newRuleId(): string {
 }
 
 /** 403 plan_limit when the rules (all of the endpoint's, after the change) exceed its plan. */
+/** A `blobPath` must name a blob of the endpoint (uploaded with POST …/blobs): 400 otherwise. */
+async function checkBlobs(
+  ctx: AppContext,
+  ep: EndpointRecord,
+  rules: RuleData[],
+  base: (i: number) => string,
+): Promise<void> {
+  const wanted = rules.flatMap((r, i) => blobsOf(r).map((b) => [i, b] as const));
+  if (wanted.length === 0) return;
+  const known = new Set((await ctx.store.listBlobs(ep.name)).map((b) => b.name));
+  const details = wanted
+    .filter(([, b]) => !known.has(b))
+    .map(([i, b]) =>
+      detail(
+        `${base(i)}/action/blobPath`,
+        'No blob of this endpoint has this name (upload it with POST …/blobs)',
+        b,
+      ),
+    );
+  if (details.length > 0) throw validationError(details);
+}
+
 function checkPlan(ctx: AppContext, ep: EndpointRecord, rules: RuleData[], total: number): void {
   const plan = planOf(ctx.config, ep);
   if (plan.maxRules !== null && total > plan.maxRules)
@@ -121,6 +144,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
       const { id: _ignored, ...data } = parseRule(request.body) as RuleData & { id?: string };
       const count = await ctx.store.countRules(ep.name);
       checkPlan(ctx, ep, [data], count + 1);
+      await checkBlobs(ctx, ep, [data], () => '');
       if (count >= MAX_RULES)
         throw validationError([detail('/', `An endpoint holds at most ${MAX_RULES} rules`)]);
       const rule = { id: newRuleId(), ...data };
@@ -153,6 +177,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
       const ep = await writable(request, request.params.ep);
       const rules = parseRuleList(request.body.rules, newRuleId);
       checkPlan(ctx, ep, rules, rules.length);
+      await checkBlobs(ctx, ep, rules, (i) => `/rules/${i}`);
       const replaced = await ctx.store.replaceRules(ep.name, rules.map(ruleToRecord));
       publish(ep.name, 'rules.reordered', { order: rules.map((r) => r.id), replaced });
       return { replaced };
@@ -235,6 +260,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
     const existing = ruleFromRecord(await ruleOr404(ep.name, params.ruleId));
     const { id: _ignored, ...data } = parseRule(input) as RuleData & { id?: string };
     checkPlan(ctx, ep, [data], await ctx.store.countRules(ep.name));
+    await checkBlobs(ctx, ep, [data], () => '');
     const rule = { id: existing.id, ...data };
     if (!(await ctx.store.updateRule(ep.name, ruleToRecord(rule))))
       throw new AppError('not_found', `Rule "${rule.id}" does not exist on endpoint "${ep.name}".`);

@@ -30,3 +30,4 @@ export { corsHeaders, isPreflight, preflightHeaders, OPEN_ORIGIN, type CorsPolic
 export { rateLimitedAnswer, rateLimitedError, tooLargeAnswer } from './refusals.js';
 export { answerExpectContinue } from './expect-continue.js';
 export { installErrorHandlers } from './error-handler.js';
+export { fileUploadParser, FileUpload, type FileUploadOptions } from './file-upload.js';

@@ -34,6 +34,12 @@ interface ResponseSpec {
   delay?: number;
 }
 
+/** A blob's bytes and type, for a mock action that answers with one. */
+export interface BlobBody {
+  data: Buffer;
+  contentType: string;
+}
+
 type Part = (x: Exchange, p: Readonly<Record<string, string>>) => Rendered;
 
 const fixed =
@@ -48,7 +54,13 @@ function defaultType(body: string): string {
 
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 
-function compileResponse(r: ResponseSpec, compile: TemplateCompiler, ruleId: string, name?: string) {
+function compileResponse(
+  r: ResponseSpec,
+  compile: TemplateCompiler,
+  ruleId: string,
+  name?: string,
+  blob?: BlobBody,
+) {
   const body = r.body ?? '';
   const bodyPart: Part = r.templated === true ? compile(body) : fixed(body);
   const headers = (r.headers ?? []).map((h) => ({
@@ -56,7 +68,7 @@ function compileResponse(r: ResponseSpec, compile: TemplateCompiler, ruleId: str
     value: h.templated === true ? compile(h.value) : fixed(h.value),
   }));
   const hasType = headers.some((h) => h.key === 'content-type');
-  const type = defaultType(body);
+  const type = blob ? blob.contentType : defaultType(body);
   const status = r.status ?? 200;
   const delay = Math.round(r.delay ?? 0);
 
@@ -75,14 +87,14 @@ function compileResponse(r: ResponseSpec, compile: TemplateCompiler, ruleId: str
       out[h.key] = prev === undefined ? v.text : [...(typeof prev === 'string' ? [prev] : prev), v.text];
     }
     if (!hasType) out['content-type'] = type;
-    const b = bodyPart(x, p);
+    const b: Rendered = blob ? { ok: true, text: '', problems: [] } : bodyPart(x, p);
     if (!b.ok) return templateFailure(b.error, ruleId);
     problems.push(...b.problems);
     if (delay > 0) await sleep(delay);
     const outcome: Outcome = {
       behavior: 'mock-rule',
       ruleId,
-      answer: { status, headers: out, body: b.text },
+      answer: { status, headers: out, body: blob ? blob.data : b.text },
     };
     if (name !== undefined && name !== '') outcome.responseName = name;
     if (problems.length > 0) outcome.problems = problems;
@@ -95,7 +107,11 @@ function templateFailure(error: string, ruleId: string): Outcome {
   return {
     behavior: 'mock-rule',
     ruleId,
-    answer: { status: 561, headers: { 'content-type': TEXT_TYPE }, body: `Template error: ${error}\n` },
+    answer: {
+      status: 561,
+      headers: { 'content-type': TEXT_TYPE },
+      body: `Cannot produce the response: ${error}\n`,
+    },
     problems: [error],
   };
 }
@@ -118,10 +134,17 @@ export function compileAction(
   rule: Pick<Rule, 'id' | 'action'>,
   compile: TemplateCompiler,
   random: () => number = Math.random,
+  blobOf: (name: string) => BlobBody | undefined = () => undefined,
 ): CompiledAction {
   const a: Action = rule.action;
   switch (a.type) {
     case 'mock':
+      if (a.blobPath !== undefined) {
+        const blob = blobOf(a.blobPath);
+        // The API refuses to delete a blob a rule names; a missing one is a fault, said so in the answer.
+        if (!blob) return () => templateFailure(`the blob "${a.blobPath}" does not exist`, rule.id);
+        return compileResponse(a, compile, rule.id, undefined, blob);
+      }
       return compileResponse(a, compile, rule.id);
     case 'weighted': {
       const responses = a.responses.map((r) => compileResponse(r, compile, rule.id, r.name));

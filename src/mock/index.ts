@@ -3,6 +3,7 @@ export { mockPipeline, defaultAnswer, defaultStep, quotaStep } from './pipeline.
 export {
   Action,
   Condition,
+  blobsOf,
   isTemplated,
   MAX_DELAY_MS,
   MAX_RULES,

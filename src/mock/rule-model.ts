@@ -149,7 +149,19 @@ const ResponseFields = {
 
 export const Action = Type.Union(
   [
-    Type.Object({ type: Type.Literal('mock'), ...ResponseFields }, { additionalProperties: false }),
+    Type.Object(
+      {
+        type: Type.Literal('mock'),
+        ...ResponseFields,
+        blobPath: Type.Optional(
+          Type.String({
+            pattern: '^res-body-[A-Za-z0-9._-]{1,200}$',
+            description: 'a file uploaded with POST …/blobs, answered instead of `body`',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
     Type.Object(
       {
         type: Type.Literal('weighted'),
@@ -363,6 +375,11 @@ export function isTemplated(rule: RuleData): boolean {
     case 'crud':
       return false;
   }
+}
+
+/** The blobs a rule's action answers with. */
+export function blobsOf(rule: Pick<RuleData, 'action'>): string[] {
+  return rule.action.type === 'mock' && rule.action.blobPath !== undefined ? [rule.action.blobPath] : [];
 }
 
 /** The stored record of a rule (its document is everything but the id). */

@@ -5,12 +5,12 @@
  */
 import type { AppContext } from '../context.js';
 import type { Exchange, Step } from '../endpoint/index.js';
-import type { EndpointRecord } from '../store/index.js';
+import type { BlobRecord, EndpointRecord } from '../store/index.js';
 import { compileTemplate, loadFakeData, type TemplateInput } from '../template/index.js';
 import { compileAction, type CompiledAction, type TemplateCompiler } from './actions.js';
 import { settingsOf } from './endpoint-settings.js';
 import { compileRules, type CompiledRules } from './matcher.js';
-import { isTemplated, ruleFromRecord } from './rule-model.js';
+import { blobsOf, isTemplated, ruleFromRecord } from './rule-model.js';
 
 interface EndpointRules {
   matcher: CompiledRules;
@@ -44,6 +44,8 @@ function templateInput(
 async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<EndpointRules> {
   const rules = (await ctx.store.listRules(ep.name)).map(ruleFromRecord);
   if (rules.some(isTemplated)) await loadFakeData();
+  const blobs = new Map<string, BlobRecord | undefined>();
+  for (const name of new Set(rules.flatMap(blobsOf))) blobs.set(name, await ctx.store.getBlob(ep.name, name));
   const { locale } = settingsOf(ctx.config, ep);
   const templates: TemplateCompiler = (source) => {
     const t = compileTemplate(source, { imageHost: ctx.config.imageHost });
@@ -51,7 +53,7 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
   };
   return {
     matcher: compileRules(rules),
-    actions: new Map(rules.map((r) => [r.id, compileAction(r, templates)])),
+    actions: new Map(rules.map((r) => [r.id, compileAction(r, templates, Math.random, (n) => blobs.get(n))])),
   };
 }
 

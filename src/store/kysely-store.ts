@@ -3,12 +3,15 @@
  * expressions, case-sensitive substring search, upserts) are chosen by `dialect` where they occur.
  */
 import { Migrator, type Kysely } from 'kysely';
+import { BlobTable } from './blob-table.js';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
 import { pruneHistoryRows } from './retention.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
 import type {
   ApiKeyRecord,
+  BlobMeta,
+  BlobRecord,
   EndpointRecord,
   HistoryEntry,
   HistoryFile,
@@ -25,6 +28,7 @@ import type {
 
 export class KyselyStore implements Store {
   private readonly history: HistoryTable;
+  private readonly blobs: BlobTable;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -35,6 +39,7 @@ export class KyselyStore implements Store {
     private readonly beforeClose?: () => Promise<void> | undefined,
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
+    this.blobs = new BlobTable(db);
   }
 
   /** Applies every pending migration; throws with the failing migration's error. */
@@ -132,6 +137,7 @@ export class KyselyStore implements Store {
       await tx.deleteFrom('rules').where('endpoint', '=', name).execute();
       await this.history.deleteEndpointHistory(tx, name);
       await tx.deleteFrom('state').where('endpoint', '=', name).execute();
+      await tx.deleteFrom('blobs').where('endpoint', '=', name).execute();
       await tx.deleteFrom('api_keys').where('endpoint', '=', name).execute();
       return true;
     });
@@ -228,6 +234,22 @@ export class KyselyStore implements Store {
       }
       return rules.length;
     });
+  }
+
+  putBlob(blob: BlobRecord): Promise<boolean> {
+    return this.blobs.put(blob);
+  }
+
+  getBlob(endpoint: string, name: string): Promise<BlobRecord | undefined> {
+    return this.blobs.get(endpoint, name);
+  }
+
+  listBlobs(endpoint: string): Promise<BlobMeta[]> {
+    return this.blobs.list(endpoint);
+  }
+
+  deleteBlob(endpoint: string, name: string): Promise<boolean> {
+    return this.blobs.delete(endpoint, name);
   }
 
   async reorderRules(endpoint: string, order: string[]): Promise<number> {

@@ -135,6 +135,21 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await table.execute();
       },
     },
+    // Response bodies uploaded with POST …/blobs, answered by mock actions that name them (issue 10).
+    '0005_blobs': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('blobs')
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('content_type', 'text', (c) => c.notNull())
+          .addColumn('size', 'integer', (c) => c.notNull())
+          .addColumn('data', sql.raw(blob), (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('blobs_pk', ['endpoint', 'name'])
+          .execute();
+      },
+    },
     // The response a weighted rule action chose, recorded with the request (issue 10).
     '0004_history_response_name': {
       async up(db: Kysely<unknown>) {

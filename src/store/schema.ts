@@ -42,6 +42,14 @@ export interface Database {
   /** Entries deleted but not purged yet (history-table.ts). */
   history_hidden: { endpoint: string; created_at: number; id: string };
   state: { endpoint: string; type: string; key: string; value: string; updated_at: number };
+  blobs: {
+    endpoint: string;
+    name: string;
+    content_type: string;
+    size: number;
+    data: Buffer;
+    created_at: number;
+  };
   totp_secrets: {
     id: string;
     issuer: string | null;

@@ -105,6 +105,19 @@ export interface StateItem {
   lastModified: number;
 }
 
+/** A response body uploaded for mock actions (`blobPath`). */
+export interface BlobMeta {
+  name: string;
+  contentType: string;
+  size: number;
+  createdAt: number;
+}
+
+export interface BlobRecord extends BlobMeta {
+  endpoint: string;
+  data: Buffer;
+}
+
 export interface TotpRecord {
   id: string;
   issuer: string | null;
@@ -149,6 +162,13 @@ export interface Store {
   deleteAllRules(endpoint: string): Promise<number>;
   /** Replaces every rule at once, in the given order. */
   replaceRules(endpoint: string, rules: RuleRecord[]): Promise<number>;
+  /** Stores a blob; false when the endpoint already has one of that name. */
+  putBlob(blob: BlobRecord): Promise<boolean>;
+  getBlob(endpoint: string, name: string): Promise<BlobRecord | undefined>;
+  /** The endpoint's blobs, oldest first, without their bytes. */
+  listBlobs(endpoint: string): Promise<BlobMeta[]>;
+  deleteBlob(endpoint: string, name: string): Promise<boolean>;
+
   /** Moves the listed ids to the top in that order; returns how many moved. Unknown ids are ignored. */
   reorderRules(endpoint: string, order: string[]): Promise<number>;
 

@@ -95,6 +95,28 @@ for (const b of backends) {
       );
     });
 
+    it('blobs: put refuses a duplicate name, get returns the bytes, list leaves them out, delete', async () => {
+      const data = Buffer.from([0, 1, 2, 254, 255]);
+      const blob = {
+        endpoint: 'other',
+        name: 'res-body-a.bin',
+        contentType: 'application/octet-stream',
+        size: 5,
+        data,
+        createdAt: 5,
+      };
+      assert.equal(await store.putBlob(blob), true);
+      assert.equal(await store.putBlob({ ...blob, data: Buffer.from('x') }), false);
+      assert.deepEqual((await store.getBlob('other', 'res-body-a.bin'))?.data, data);
+      assert.equal(await store.getBlob('shop', 'res-body-a.bin'), undefined);
+      assert.deepEqual(await store.listBlobs('other'), [
+        { name: 'res-body-a.bin', contentType: 'application/octet-stream', size: 5, createdAt: 5 },
+      ]);
+      assert.equal(await store.deleteBlob('other', 'res-body-a.bin'), true);
+      assert.equal(await store.deleteBlob('other', 'res-body-a.bin'), false);
+      assert.deepEqual(await store.listBlobs('other'), []);
+    });
+
     it('meta values upsert', async () => {
       assert.equal(await store.getMeta('k'), undefined);
       await store.setMeta('k', 'a');
