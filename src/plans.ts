@@ -47,7 +47,9 @@ export const Plan = Type.Object(
     name: Type.String(),
     templating: Type.Boolean(),
     requestsPerDay: Type.Union([Type.Integer(), Type.Null()], { description: 'null: no quota' }),
-    maxRules: Type.Union([Type.Integer(), Type.Null()], { description: 'null: the API-wide limit (500)' }),
+    maxRules: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'null: the API-wide limit (2,000 rules an endpoint)',
+    }),
     historyRetentionDays: Type.Union([Type.Integer(), Type.Null()], {
       description: 'null: the server setting HISTORY_RETENTION_DAYS',
     }),

@@ -14,6 +14,7 @@ import type { EventName } from '../events/index.js';
 import {
   blobsOf,
   isTemplated,
+  MAX_ENDPOINT_RULES,
   MAX_RULES,
   parseRule,
   parseRuleList,
@@ -145,8 +146,8 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
       const count = await ctx.store.countRules(ep.name);
       checkPlan(ctx, ep, [data], count + 1);
       await checkBlobs(ctx, ep, [data], () => '');
-      if (count >= MAX_RULES)
-        throw validationError([detail('/', `An endpoint holds at most ${MAX_RULES} rules`)]);
+      if (count >= MAX_ENDPOINT_RULES)
+        throw validationError([detail('/', `An endpoint holds at most ${MAX_ENDPOINT_RULES} rules`)]);
       const rule = { id: newRuleId(), ...data };
       await ctx.store.appendRule(ep.name, ruleToRecord(rule));
       publish(ep.name, 'rule.created', rule);
@@ -213,7 +214,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
         params: EndpointParams,
         querystring: NoQuery,
         body: Type.Object(
-          { order: Type.Array(RuleId, { maxItems: MAX_RULES }) },
+          { order: Type.Array(RuleId, { maxItems: MAX_ENDPOINT_RULES }) },
           { additionalProperties: false },
         ),
         response: { 200: DataOf(Type.Object({ reordered: Type.Integer() })) },

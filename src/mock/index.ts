@@ -6,6 +6,7 @@ export {
   blobsOf,
   isTemplated,
   MAX_DELAY_MS,
+  MAX_ENDPOINT_RULES,
   MAX_RULES,
   parseRule,
   parseRuleList,

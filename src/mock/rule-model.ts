@@ -31,8 +31,10 @@ export const RULE_METHODS = [
 ] as const;
 const CALLOUT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const;
 
-/** Largest number of rules an endpoint holds, whatever its plan (bulk replace included). */
+/** Most rules one bulk replace (PUT …/rules) carries (SPEC §4). */
 export const MAX_RULES = 500;
+/** Most rules an endpoint holds, whatever its plan (rules are indexed: a thousand cost about what one does). */
+export const MAX_ENDPOINT_RULES = 2000;
 /** Longest delay a response may have, in milliseconds. */
 export const MAX_DELAY_MS = 600_000;
 
