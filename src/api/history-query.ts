@@ -4,6 +4,7 @@
  * (a date that exists, a regular expression that compiles, dateFrom not after dateTo).
  */
 import { AppError } from '../errors.js';
+import { userRegexProblem } from '../regex/index.js';
 import { detail } from '../schema/index.js';
 import type { HistoryEntry, HistoryFilter } from '../store/index.js';
 import type { DeleteQuery, RequestRecord } from './history-schemas.js';
@@ -86,7 +87,8 @@ export function toFilter(q: DeleteQuery, now: number): HistoryFilter {
 
 /**
  * `/…/` (at least one character between the slashes) is a regular expression, anything else a
- * substring. The pattern is compiled here so that a broken one is a 400, not a database error.
+ * substring. The pattern is checked here by the linear-time engine that runs it on SQLite, so that a
+ * broken or unsupported one (backreferences, lookaround) is a 400, not a database error.
  */
 function pathFilter(value: string): NonNullable<HistoryFilter['path']> {
   if (value.length < 3 || !value.startsWith('/') || !value.endsWith('/')) return { substring: value };
@@ -94,11 +96,8 @@ function pathFilter(value: string): NonNullable<HistoryFilter['path']> {
   if (pattern.length > MAX_REGEX_LENGTH) {
     invalid('path', `is a regular expression longer than ${MAX_REGEX_LENGTH} characters`, value);
   }
-  try {
-    new RegExp(pattern);
-  } catch (err) {
-    invalid('path', `is not a valid regular expression (${(err as Error).message})`, value);
-  }
+  const problem = userRegexProblem(pattern);
+  if (problem !== undefined) invalid('path', `is not a valid regular expression (${problem})`, value);
   return { regex: pattern };
 }
 

@@ -4,7 +4,7 @@
  * the `params` it is given; they reach templates as `{{pathParam 'name'}}`.
  */
 import type { CapturedRequest } from '../http/index.js';
-import { compileUserRegex, regexGroups, regexTest } from './regex.js';
+import { compileUserRegex, regexGroups, regexTest } from '../regex/index.js';
 import type { Condition } from './rule-model.js';
 
 /** What a condition looks at, read lazily from the request (most rules never look at the body). */

@@ -22,4 +22,4 @@ export {
 export { defaultSettings, effectiveSettings, mergeSettings, Settings, SettingsPatch } from './settings.js';
 export { compileRules, type CompiledRules, type RuleMatch } from './matcher.js';
 export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';
-export { REGEX_INPUT_MAX, userRegexProblem } from './regex.js';
+export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';

@@ -6,7 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ErrorDetail } from '../errors.js';
 import type { RuleRecord } from '../store/index.js';
-import { userRegexProblem } from './regex.js';
+import { userRegexProblem } from '../regex/index.js';
 import {
   Body,
   detail,

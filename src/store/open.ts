@@ -11,6 +11,7 @@ import type { Database } from './schema.js';
 import { KyselyStore } from './kysely-store.js';
 import { configureSqlite, sqliteBulkInsert } from './sqlite-insert.js';
 import { HistoryInsertWorker } from './history-worker-client.js';
+import { compileUserRegex, regexTest, type UserRegex } from '../regex/index.js';
 
 // BIGINT columns hold epoch milliseconds, well inside Number's exact range.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -23,17 +24,19 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export async function openSqliteStore(file: string): Promise<KyselyStore> {
   const db = new SQLite(file);
   configureSqlite(db);
-  // Regular expressions in history filters. Patterns are validated (and compiled once) by the API.
-  const cache = new Map<string, RegExp>();
+  // Regular expressions in history filters run on this thread, for any key: in the linear-time engine
+  // (a `(a+)+$` over long paths would otherwise stall every tenant), over a capped input. Patterns are
+  // validated by the API and compiled once.
+  const cache = new Map<string, UserRegex>();
   db.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) => {
     if (typeof pattern !== 'string' || typeof value !== 'string') return 0;
     let re = cache.get(pattern);
     if (!re) {
-      re = new RegExp(pattern);
+      re = compileUserRegex(pattern);
       if (cache.size > 100) cache.clear();
       cache.set(pattern, re);
     }
-    return re.test(value) ? 1 : 0;
+    return regexTest(re, value) ? 1 : 0;
   });
   const worker = file === ':memory:' ? undefined : new HistoryInsertWorker(file);
   const store = new KyselyStore(

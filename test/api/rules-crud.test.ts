@@ -226,7 +226,21 @@ void test('PUT all takes at most 500 rules (499, 500 accepted; 501 refused)', as
   const rules = Array.from({ length: 501 }, (_, i) => mockRule(`/p${i}`));
   assertDetail(await call(app, 'PUT', `/endpoints/${ep}/rules`, { rules }), '/rules');
   assert.equal((await ruleIds(app, ep)).length, 500);
+});
+
+// Issue 10 asks for endpoints of 1,000 rules: the per-endpoint cap is now 2,000 (a bulk replace stays at 500,
+// SPEC §4); this test pinned the earlier per-endpoint cap of 500.
+void test('an endpoint holds up to 2,000 rules: the 1,999th and 2,000th are created, the 2,001st refused', async () => {
+  const { ep } = await withRules(0);
+  const seed = Array.from({ length: 1998 }, (_, i) => ({
+    id: `seed-${i}`,
+    data: { ...mockRule(`/s${i}`), enabled: true, method: '*', description: '' },
+  }));
+  await app.ctx.store.replaceRules(ep, seed);
+  assert.equal((await call(app, 'POST', `/endpoints/${ep}/rules`, mockRule('/1999'))).status, 201);
+  assert.equal((await call(app, 'POST', `/endpoints/${ep}/rules`, mockRule('/2000'))).status, 201);
   assertDetail(await call(app, 'POST', `/endpoints/${ep}/rules`, mockRule('/one-more')), '/');
+  assert.equal((await ruleIds(app, ep)).length, 2000);
 });
 
 void test('a scoped key manages its own rules (200) and gets 403 on another endpoint', async () => {
