@@ -11,6 +11,7 @@ export const ERRORS = {
   forbidden: { status: 403, message: 'This API key may not access this resource.' },
   plan_limit: { status: 403, message: "The endpoint's plan does not allow this." },
   not_found: { status: 404, message: 'Not found.' },
+  method_not_allowed: { status: 405, message: 'This method is not supported here.' },
   request_timeout: { status: 408, message: 'The request was not received in time.' },
   conflict: { status: 409, message: 'The resource already exists.' },
   payload_too_large: { status: 413, message: 'The request body is larger than the limit.' },

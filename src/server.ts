@@ -11,6 +11,7 @@ import { createLogger, logRequests } from './logger.js';
 import type { AppContext } from './context.js';
 import {
   answerExpectContinue,
+  refuseConnect,
   clientErrorHandler,
   installErrorHandlers,
   MemoryRateLimiter,
@@ -87,6 +88,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }
   // `Expect: 100-continue` with a declared body over the limit: 413 at once.
   answerExpectContinue(fastify.server, config.bodyLimit);
+  refuseConnect(fastify.server);
   const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user: mockPipeline(ctx) };
   await fastify.register(async (scope) => endpointRoutes(scope, ctx, routing));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });

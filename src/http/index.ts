@@ -29,5 +29,6 @@ export {
 export { corsHeaders, isPreflight, preflightHeaders, OPEN_ORIGIN, type CorsPolicy } from './cors.js';
 export { rateLimitedAnswer, rateLimitedError, tooLargeAnswer } from './refusals.js';
 export { answerExpectContinue } from './expect-continue.js';
+export { refuseConnect } from './connect.js';
 export { installErrorHandlers } from './error-handler.js';
 export { fileUploadParser, FileUpload, type FileUploadOptions } from './file-upload.js';

@@ -11,6 +11,7 @@ import {
   Body,
   detail,
   HeaderList,
+  HeaderValue,
   HeaderName,
   parseWith,
   Status,
@@ -53,7 +54,7 @@ const RuleHeaderList = Type.Array(
   Type.Object(
     {
       key: HeaderName,
-      value: Type.String({ maxLength: 8192 }),
+      value: HeaderValue,
       templated: Type.Optional(Type.Boolean({ description: 'render the value as a template' })),
     },
     { additionalProperties: false },

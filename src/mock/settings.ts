@@ -5,11 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { Json, JsonObject } from '../store/index.js';
-import { Body, HeaderList, HeaderName, Nullable, Status, StringEnum } from '../schema/index.js';
-
-const HeaderMap = Type.Record(Type.String(), Type.String({ maxLength: 8192 }), {
-  description: 'header name to value',
-});
+import { Body, HeaderList, HeaderMap, HeaderName, Nullable, Status, StringEnum } from '../schema/index.js';
 
 const DefaultResponse = Type.Object(
   {

@@ -4,17 +4,33 @@
  */
 import { Type, type SchemaOptions, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 
+const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+
 /** An HTTP header name (RFC 9110 token). */
-export const HeaderName = Type.String({
-  minLength: 1,
-  maxLength: 256,
-  pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+export const HeaderName = Type.String({ minLength: 1, maxLength: 256, pattern: HEADER_NAME_PATTERN });
+
+/**
+ * A header value as stored for an answer: no CR, LF or NUL, which would split the header (or make
+ * Node refuse it with a 500 at every request to the endpoint). Checked when it is saved.
+ */
+export const HeaderValue = Type.String({
+  maxLength: 8192,
+  pattern: '^[^\\r\\n\\u0000]*$',
+  description: 'no CR, LF or NUL',
 });
 
 /** Response headers as a list, the form rules use: `[{ "key", "value" }]`. */
 export const HeaderList = Type.Array(
-  Type.Object({ key: HeaderName, value: Type.String({ maxLength: 8192 }) }, { additionalProperties: false }),
+  Type.Object({ key: HeaderName, value: HeaderValue }, { additionalProperties: false }),
   { maxItems: 100 },
+);
+
+/** Response headers as an object: header name to value. */
+export const HeaderMap = Type.Record(
+  Type.String({ pattern: HEADER_NAME_PATTERN, maxLength: 256 }),
+  HeaderValue,
+  // Without it TypeBox would accept any key: a name that is not a header token is an unexpected property.
+  { additionalProperties: false, description: 'header name to value' },
 );
 
 /** An HTTP status a mock may answer with. */

@@ -15,6 +15,7 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
   forbidden: [403, 'This API key may not access this resource.'],
   plan_limit: [403, "The endpoint's plan does not allow this."],
   not_found: [404, 'Not found.'],
+  method_not_allowed: [405, 'This method is not supported here.'],
   request_timeout: [408, 'The request was not received in time.'],
   conflict: [409, 'The resource already exists.'],
   payload_too_large: [413, 'The request body is larger than the limit.'],
@@ -28,7 +29,7 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
 };
 
 test('the catalogue has exactly the expected codes', () => {
-  assert.equal(Object.keys(ERRORS).length, 16);
+  assert.equal(Object.keys(ERRORS).length, 17);
   assert.deepEqual(Object.keys(ERRORS).sort(), Object.keys(EXPECTED).sort());
 });
 
