@@ -15,6 +15,7 @@ export const ERRORS = {
   request_timeout: { status: 408, message: 'The request was not received in time.' },
   conflict: { status: 409, message: 'The resource already exists.' },
   payload_too_large: { status: 413, message: 'The request body is larger than the limit.' },
+  uri_too_long: { status: 414, message: 'A path segment is longer than the limit.' },
   header_too_large: { status: 431, message: 'The request headers are larger than the limit.' },
   qr_unreadable: { status: 422, message: 'No readable QR code was found in the image.' },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },

@@ -13,6 +13,7 @@ import {
   answerExpectContinue,
   refuseConnect,
   clientErrorHandler,
+  frameworkErrors,
   installErrorHandlers,
   MemoryRateLimiter,
   type RateLimiter,
@@ -58,6 +59,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     routerOptions: { maxParamLength: 1000 },
     return503OnClosing: true,
     clientErrorHandler,
+    frameworkErrors,
     ...(https ? { https } : {}),
   }) as unknown as FastifyInstance;
 

@@ -4,7 +4,7 @@
  * are mapped (a schema finding of a route outside the API's TypeBox scope → 400 with pointer details,
  * a body over the limit → 413); anything else is logged and answered 500 without a word about internals.
  */
-import type { FastifyBaseLogger, FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody, type ErrorDetail } from '../errors.js';
 import { redactUrl } from '../logger.js';
 import { received } from '../schema/index.js';
@@ -31,6 +31,18 @@ function ajvDetail(v: NonNullable<FastifyError['validation']>[number], part: unk
   const r = received(value);
   if (r !== undefined) d.received = r;
   return d;
+}
+
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any route or hook (a path parameter over
+ * `maxParamLength`, a URL it cannot decode) is answered in our shape too, not Fastify's.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.code(414).send(errorBody('uri_too_long', 'A path segment is longer than 1000 characters.'));
+    return;
+  }
+  void reply.code(400).send(errorBody('validation_error', 'The request URL is not valid.'));
 }
 
 /** Installs the error handler and the 404 handler on the root instance. */

@@ -19,6 +19,7 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
   request_timeout: [408, 'The request was not received in time.'],
   conflict: [409, 'The resource already exists.'],
   payload_too_large: [413, 'The request body is larger than the limit.'],
+  uri_too_long: [414, 'A path segment is longer than the limit.'],
   header_too_large: [431, 'The request headers are larger than the limit.'],
   qr_unreadable: [422, 'No readable QR code was found in the image.'],
   rate_limited: [429, 'Too many requests; retry later.'],
@@ -29,7 +30,7 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
 };
 
 test('the catalogue has exactly the expected codes', () => {
-  assert.equal(Object.keys(ERRORS).length, 17);
+  assert.equal(Object.keys(ERRORS).length, 18);
   assert.deepEqual(Object.keys(ERRORS).sort(), Object.keys(EXPECTED).sort());
 });
 

@@ -1,5 +1,5 @@
 /**
- * Stops: header values and names that break every later answer (issue 11, item 10). A `defaultResponse`
+ * Stops: inputs answered with a crash, a bare close or a foreign error shape (issue 11, item 10). A `defaultResponse`
  * header with CR/LF/NUL or an invalid name was stored, after which every request to the endpoint got a
  * 500 in Fastify's shape; now such values are refused when saved (400), in settings and in rules.
  */
@@ -51,6 +51,24 @@ test('CONNECT is answered 405 in the documented error shape, not a bare close', 
     assert.equal(r.status, 405);
     assert.equal(JSON.parse(r.body).error.code, 'method_not_allowed');
     assert.match(r.headers['allow'] ?? '', /GET/);
+  } finally {
+    await app.stop();
+  }
+});
+
+test("a path segment over 1,000 characters is 414 uri_too_long in our shape, not Fastify's", async () => {
+  const app = await startApp();
+  try {
+    for (const url of ['/e/' + 'a'.repeat(5000) + '/x', '/api/v2/endpoints/' + 'a'.repeat(5000)]) {
+      const r = await app.fastify.inject({ method: 'GET', url });
+      assert.equal(r.statusCode, 414);
+      assert.deepEqual(Object.keys(JSON.parse(r.body) as object), ['error']);
+      assert.equal(JSON.parse(r.body).error.code, 'uri_too_long');
+    }
+    assert.equal(
+      (await app.fastify.inject({ method: 'GET', url: '/e/' + 'a'.repeat(999) + '/x' })).statusCode,
+      404,
+    );
   } finally {
     await app.stop();
   }
