@@ -29,6 +29,8 @@ export interface Config {
   bodyLimit: number;
   /** Largest body kept in the history; longer bodies are cut and flagged. */
   captureLimit: number;
+  /** Failed API authentications a minute from one client IP before it is refused (429) until the minute ends. */
+  authFailureLimit: number;
   /** Largest response blob uploaded with POST …/blobs, in bytes. */
   blobLimit: number;
   /** Where the faker image helpers point (`<host>/640/480/<category>`). */
@@ -233,6 +235,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'largest body kept in the history, in bytes',
     default: MB,
     parse: int(0, 100 * MB),
+  },
+  {
+    key: 'authFailureLimit',
+    env: 'AUTH_FAILURE_LIMIT',
+    flag: 'auth-failure-limit',
+    help: 'failed API authentications a minute per client IP before it is refused (429)',
+    default: 30,
+    parse: int(1, 100_000),
   },
   {
     key: 'blobLimit',

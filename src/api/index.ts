@@ -5,7 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { useTypeBox } from '../schema/index.js';
+import { AppError } from '../errors.js';
 import { authenticate } from './auth.js';
+import { AuthFailures } from './auth-failures.js';
 import { openapiApi } from './openapi.js';
 import { endpointsApi } from './endpoints.js';
 import { rulesApi } from './rules.js';
@@ -25,11 +27,19 @@ const PUBLIC_PATHS = new Set(['/api/v2/openapi.json', '/api/v2/docs']);
 export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   // One validator for every API route: TypeBox (schema/validate.ts).
   useTypeBox(app);
+  const failures = new AuthFailures(ctx);
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0]!;
     if (PUBLIC_PATHS.has(path)) return;
-    // Browsers' EventSource cannot send headers: the events stream also takes ?access_token=.
-    await authenticate(ctx.store, request, path.endsWith('/events'));
+    failures.check(request);
+    try {
+      // Browsers' EventSource cannot send headers: the events stream also takes ?access_token=.
+      await authenticate(ctx.store, request, path.endsWith('/events'));
+    } catch (err) {
+      if (err instanceof AppError && err.status === 401)
+        throw (await failures.failed(request, err.code)) ?? err;
+      throw err;
+    }
   });
   // First, so that it sees every route registered after it.
   await openapiApi(app, ctx);
