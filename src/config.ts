@@ -29,6 +29,10 @@ export interface Config {
   bodyLimit: number;
   /** Largest body kept in the history; longer bodies are cut and flagged. */
   captureLimit: number;
+  /** Extra header names stored, published and logged redacted, beside the built-in sensitive ones. */
+  redactHeaders: string[];
+  /** Keep sensitive headers verbatim in the history and events (an operator's opt-in). */
+  keepSensitiveHeaders: boolean;
   /** Failed API authentications a minute from one client IP before it is refused (429) until the minute ends. */
   authFailureLimit: number;
   /** Largest response blob uploaded with POST …/blobs, in bytes. */
@@ -235,6 +239,30 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'largest body kept in the history, in bytes',
     default: MB,
     parse: int(0, 100 * MB),
+  },
+  {
+    key: 'redactHeaders',
+    env: 'REDACT_HEADERS',
+    flag: 'redact-headers',
+    help: 'more header names to redact in history, events and logs (comma-separated)',
+    default: [],
+    parse: (raw, name) => {
+      const names = raw
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter((s) => s !== '');
+      const bad = names.find((n) => !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(n));
+      if (bad !== undefined) throw new ConfigError(`${name} must list header names, got "${bad}"`);
+      return names;
+    },
+  },
+  {
+    key: 'keepSensitiveHeaders',
+    env: 'KEEP_SENSITIVE_HEADERS',
+    flag: 'keep-sensitive-headers',
+    help: 'keep Authorization, Cookie, Set-Cookie … verbatim in history and events',
+    default: false,
+    parse: bool,
   },
   {
     key: 'authFailureLimit',

@@ -4,7 +4,7 @@
  * a CORS preflight answer or the echo document. Every answer carries the limit headers.
  */
 import type { AppContext } from '../context.js';
-import type { EndpointPipeline, Step } from '../endpoint/index.js';
+import { sensitiveHeaders, type EndpointPipeline, type Outcome, type Step } from '../endpoint/index.js';
 import {
   clientIp,
   corsHeaders,
@@ -13,25 +13,33 @@ import {
   preflightHeaders,
   rateLimitedAnswer,
   rateLimitHeaders,
+  redactHeaders,
 } from '../http/index.js';
 import { ECHO_CORS, echoDocument } from './echo.js';
 
 const OPEN = corsHeaders(ECHO_CORS);
 
-const echoStep: Step = ({ request }) =>
-  isPreflight(request.method, request.headers)
-    ? {
+/**
+ * The echo shows the sender what it sent, credentials included; the copy the history keeps (and the
+ * dashboards see) carries them redacted, like the recorded request headers.
+ */
+function echoStep(sensitive: ReadonlySet<string>): Step {
+  return ({ request }) => {
+    if (isPreflight(request.method, request.headers))
+      return {
         behavior: 'echo',
         answer: { status: 204, headers: preflightHeaders(ECHO_CORS, request.headers), body: '' },
-      }
-    : {
-        behavior: 'echo',
-        answer: {
-          status: 200,
-          headers: { ...OPEN, 'content-type': JSON_TYPE },
-          body: JSON.stringify(echoDocument(request)),
-        },
       };
+    const doc = echoDocument(request);
+    const outcome: Outcome = {
+      behavior: 'echo',
+      answer: { status: 200, headers: { ...OPEN, 'content-type': JSON_TYPE }, body: JSON.stringify(doc) },
+    };
+    const redacted = redactHeaders(request.headers, sensitive);
+    if (redacted !== request.headers) outcome.recordedBody = JSON.stringify({ ...doc, headers: redacted });
+    return outcome;
+  };
+}
 
 export function echoPipeline(ctx: AppContext): EndpointPipeline {
   return {
@@ -53,6 +61,6 @@ export function echoPipeline(ctx: AppContext): EndpointPipeline {
       };
       return hit instanceof Promise ? hit.then(check) : check(hit); // the in-memory limiter answers at once
     },
-    steps: [echoStep],
+    steps: [echoStep(sensitiveHeaders(ctx.config))],
   };
 }

@@ -17,5 +17,5 @@ export {
   type Outcome,
   type Step,
 } from './pipeline.js';
-export { historyEntry } from './record.js';
+export { historyEntry, sensitiveHeaders } from './record.js';
 export { EndpointCache, ENDPOINT_CACHE_MAX } from './cache.js';

@@ -17,6 +17,8 @@ export interface Outcome {
   problems?: string[];
   /** The response a weighted action chose, by name. */
   responseName?: string;
+  /** The body the history keeps, when it must differ from the one sent (the echo's, redacted). */
+  recordedBody?: string;
 }
 
 /** One request to one endpoint, as the steps see it. */

@@ -1,6 +1,17 @@
-/** Turning a captured request and its answer into a history entry, bodies cut at the capture limit. */
-import type { Answer, CapturedRequest } from '../http/index.js';
+/**
+ * Turning a captured request and its answer into a history entry: bodies cut at the capture limit,
+ * sensitive headers redacted (SPEC §12) unless the operator keeps them.
+ */
+import type { Config } from '../config.js';
+import { redactHeaders, SENSITIVE_HEADERS, type Answer, type CapturedRequest } from '../http/index.js';
 import type { Behavior, NewHistoryEntry } from '../store/index.js';
+
+/** The header names the history (and so the events) keep redacted under `config`. */
+export function sensitiveHeaders(
+  config: Pick<Config, 'keepSensitiveHeaders' | 'redactHeaders'>,
+): ReadonlySet<string> {
+  return new Set(config.keepSensitiveHeaders ? [] : [...SENSITIVE_HEADERS, ...config.redactHeaders]);
+}
 
 function cut(body: string | Buffer, limit: number): { text: string; truncated: boolean } {
   // A string under the limit is kept as it is: measured, not encoded.
@@ -22,10 +33,15 @@ export function historyEntry(
     now: number;
     problems?: string[];
     responseName?: string | undefined;
+    /** Header names to store redacted. */
+    redact?: ReadonlySet<string>;
+    /** The response body as the history keeps it, when it differs from the one sent (the echo's, redacted). */
+    recordedBody?: string | undefined;
   },
 ): NewHistoryEntry {
   const req = cut(c.rawBody, info.captureLimit);
-  const res = cut(answer.body, info.captureLimit);
+  const res = cut(info.recordedBody ?? answer.body, info.captureLimit);
+  const redact = info.redact ?? new Set<string>();
   return {
     entry: {
       id: c.id,
@@ -39,10 +55,10 @@ export function historyEntry(
       ruleMatched: info.ruleId !== undefined && info.ruleId !== null,
       ruleId: info.ruleId ?? null,
       durationMs: Math.max(0, info.now - c.receivedAt),
-      requestHeaders: { ...c.headers },
+      requestHeaders: { ...redactHeaders(c.headers, redact) },
       requestBody: req.text,
       requestBodyTruncated: req.truncated,
-      responseHeaders: answer.headers as Record<string, string | string[]>,
+      responseHeaders: redactHeaders(answer.headers, redact) as Record<string, string | string[]>,
       responseBody: res.text,
       responseBodyTruncated: res.truncated,
       files: c.files.map((f) => ({

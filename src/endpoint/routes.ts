@@ -27,7 +27,7 @@ import type { EndpointRecord } from '../store/index.js';
 import { endpointTarget } from './dispatch.js';
 import { BUILT_IN_SETTINGS, endpointNameProblem } from './names.js';
 import { runSteps, type EndpointPipeline } from './pipeline.js';
-import { historyEntry } from './record.js';
+import { historyEntry, sensitiveHeaders } from './record.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -52,6 +52,7 @@ export async function endpointRoutes(
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
+  const sensitive = sensitiveHeaders(ctx.config);
   const builtIns = new Map(
     [...routing.builtIn].map(([name, pipeline]) => [name, { endpoint: builtInRecord(name), pipeline }]),
   );
@@ -93,6 +94,8 @@ export async function endpointRoutes(
         ruleId: outcome.ruleId,
         problems: outcome.problems,
         responseName: outcome.responseName,
+        recordedBody: outcome.recordedBody,
+        redact: sensitive,
         captureLimit: ctx.config.captureLimit,
         now: ctx.now(),
       }),

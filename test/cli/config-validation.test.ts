@@ -48,6 +48,11 @@ describe('loadConfig', () => {
     [{ BASE_DOMAIN: 'bad domain!' }, /BASE_DOMAIN must be a domain name/],
     [{ TLS_CERT: '/nonexistent/cert.pem' }, /TLS_CERT names a file that cannot be read/],
     [{ BODY_LIMIT: '1023' }, /BODY_LIMIT must be between 1024/],
+    [{ BLOB_LIMIT: '10' }, /BLOB_LIMIT must be between 1024/],
+    [{ IMAGE_HOST: 'ftp://images' }, /IMAGE_HOST must start with http:\/\/ or https:\/\//],
+    [{ AUTH_FAILURE_LIMIT: '0' }, /AUTH_FAILURE_LIMIT must be between/],
+    [{ REDACT_HEADERS: 'x-token, bad name' }, /REDACT_HEADERS must list header names, got "bad name"/],
+    [{ KEEP_SENSITIVE_HEADERS: 'maybe' }, /KEEP_SENSITIVE_HEADERS must be true or false/],
   ];
   for (const [env, message] of bad) {
     it(`rejects ${JSON.stringify(env)}`, () => {
