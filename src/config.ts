@@ -117,6 +117,10 @@ const file: Parser<string | undefined> = (raw, name) => {
 
 const MB = 1024 * 1024;
 
+/** An operator's admin key: long and varied enough not to be guessed. */
+export const ADMIN_KEY_MIN_LENGTH = 32;
+export const ADMIN_KEY_MIN_DISTINCT = 12;
+
 /** Every setting, in the order `serve --help` lists them. */
 export const SETTINGS: Setting<keyof Config>[] = [
   { key: 'port', env: 'PORT', flag: 'port', help: 'HTTP port', default: 8080, parse: int(0, 65535) },
@@ -164,9 +168,21 @@ export const SETTINGS: Setting<keyof Config>[] = [
     key: 'apiKey',
     env: 'MOCKINGBIRD_API_KEY',
     flag: 'api-key',
-    help: 'admin API key (generated at first start if unset)',
+    help: 'admin API key, at least 32 characters (generated at first start if unset)',
     default: undefined,
-    parse: optStr,
+    parse: (raw, name) => {
+      const v = optStr(raw, name);
+      if (v === undefined) return v;
+      // An admin key guards everything: a short or repetitive one would be guessed (SPEC §12).
+      if (v.length < ADMIN_KEY_MIN_LENGTH)
+        throw new ConfigError(
+          `${name} must have at least ${ADMIN_KEY_MIN_LENGTH} characters (got ${v.length})`,
+        );
+      if (new Set(v).size < ADMIN_KEY_MIN_DISTINCT)
+        throw new ConfigError(`${name} must use at least ${ADMIN_KEY_MIN_DISTINCT} different characters`);
+      if (/\s/.test(v)) throw new ConfigError(`${name} must not contain spaces`);
+      return v;
+    },
   },
   {
     key: 'trustProxy',

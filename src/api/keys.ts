@@ -35,9 +35,14 @@ export async function createKey(
   return { id, key, endpoint };
 }
 
+/** Ids of keys registered from MOCKINGBIRD_API_KEY (the rest were made through the API or the CLI). */
+const ENV_KEY_PREFIX = 'env-admin-';
+
 /**
- * Makes sure an admin key exists. With MOCKINGBIRD_API_KEY set, that key is registered (hashed).
- * Otherwise, at first start, a key is generated and returned so that the caller prints it once.
+ * Makes sure an admin key exists. With MOCKINGBIRD_API_KEY set, that key is registered (hashed) and
+ * any key an earlier MOCKINGBIRD_API_KEY registered is revoked: changing the variable retires the old
+ * key (keys made through the API stay). Otherwise, at first start, a key is generated and returned so
+ * that the caller prints it once.
  */
 export async function ensureAdminKey(
   store: Store,
@@ -45,9 +50,12 @@ export async function ensureAdminKey(
 ): Promise<string | undefined> {
   if (configured !== undefined) {
     const hash = hashKey(configured);
+    const current = ENV_KEY_PREFIX + hash.slice(0, 12);
+    for (const k of await store.listApiKeys())
+      if (k.id.startsWith(ENV_KEY_PREFIX) && k.id !== current) await store.deleteApiKey(k.id);
     if (!(await store.findApiKeyByHash(hash))) {
       await store.createApiKey({
-        id: 'env-admin-' + hash.slice(0, 12),
+        id: current,
         hash,
         endpoint: null,
         createdAt: Date.now(),

@@ -83,7 +83,8 @@ test('an answer with a repeated header sends each value on its own line and reco
     assert.deepEqual(lines, ['set-cookie: a=1; Path=/', 'set-cookie: b=2; Path=/']);
     await h.app.ctx.history.flush();
     const [entry] = (await h.app.ctx.store.listHistory('probe', {}, 10)).data;
-    assert.deepEqual(entry?.responseHeaders['set-cookie'], ['a=1; Path=/', 'b=2; Path=/']);
+    // Both values are kept, each redacted (SPEC §12).
+    assert.deepEqual(entry?.responseHeaders['set-cookie'], ['a=[REDACTED]; Path=/', 'b=[REDACTED]; Path=/']);
   } finally {
     await h.stop();
   }
