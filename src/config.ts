@@ -29,6 +29,16 @@ export interface Config {
   bodyLimit: number;
   /** Largest body kept in the history; longer bodies are cut and flagged. */
   captureLimit: number;
+  /** A whole request (headers and body) must arrive within this many ms, else 408. */
+  requestTimeout: number;
+  /** Request headers must arrive within this many ms. */
+  headersTimeout: number;
+  /** An idle keep-alive connection is closed after this many ms. */
+  keepAliveTimeout: number;
+  /** Open connections one client address may hold. */
+  maxConnectionsPerIp: number;
+  /** On SIGTERM, requests still open after this many ms are cut, and the history is flushed anyway. */
+  shutdownTimeout: number;
   /** Extra header names stored, published and logged redacted, beside the built-in sensitive ones. */
   redactHeaders: string[];
   /** Keep sensitive headers verbatim in the history and events (an operator's opt-in). */
@@ -255,6 +265,46 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'largest body kept in the history, in bytes',
     default: MB,
     parse: int(0, 100 * MB),
+  },
+  {
+    key: 'requestTimeout',
+    env: 'REQUEST_TIMEOUT',
+    flag: 'request-timeout',
+    help: 'ms within which a whole request (headers and body) must arrive, else 408',
+    default: 30_000,
+    parse: int(1000, 3_600_000),
+  },
+  {
+    key: 'headersTimeout',
+    env: 'HEADERS_TIMEOUT',
+    flag: 'headers-timeout',
+    help: 'ms within which request headers must arrive, else 408',
+    default: 10_000,
+    parse: int(1000, 3_600_000),
+  },
+  {
+    key: 'keepAliveTimeout',
+    env: 'KEEP_ALIVE_TIMEOUT',
+    flag: 'keep-alive-timeout',
+    help: 'ms an idle keep-alive connection stays open',
+    default: 5000,
+    parse: int(100, 600_000),
+  },
+  {
+    key: 'maxConnectionsPerIp',
+    env: 'MAX_CONNECTIONS_PER_IP',
+    flag: 'max-connections-per-ip',
+    help: 'open connections one client address may hold',
+    default: 256,
+    parse: int(1, 1_000_000),
+  },
+  {
+    key: 'shutdownTimeout',
+    env: 'SHUTDOWN_TIMEOUT',
+    flag: 'shutdown-timeout',
+    help: 'ms after SIGTERM before open requests are cut (the history is flushed anyway)',
+    default: 10_000,
+    parse: int(0, 600_000),
   },
   {
     key: 'redactHeaders',

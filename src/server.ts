@@ -11,6 +11,8 @@ import { createLogger, logRequests } from './logger.js';
 import type { AppContext } from './context.js';
 import {
   answerExpectContinue,
+  capConnectionsPerIp,
+  serverTimeoutOptions,
   refuseConnect,
   clientErrorHandler,
   frameworkErrors,
@@ -45,9 +47,10 @@ export interface BuildOptions {
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
   const { log, stream: logStream } = createLogger(config.logLevel);
+  const timeouts = serverTimeoutOptions(config);
   const https =
     config.tlsCert && config.tlsKey
-      ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }
+      ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey), ...timeouts }
       : null;
   const fastify = Fastify({
     // Fastify's own request logging (a child logger per request) costs more than a third of the
@@ -58,6 +61,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     rewriteUrl: rewriteUrlFor(config.baseDomain),
     routerOptions: { maxParamLength: 1000 },
     return503OnClosing: true,
+    requestTimeout: timeouts.requestTimeout,
+    keepAliveTimeout: timeouts.keepAliveTimeout,
+    http: timeouts,
     clientErrorHandler,
     frameworkErrors,
     ...(https ? { https } : {}),
@@ -91,6 +97,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // `Expect: 100-continue` with a declared body over the limit: 413 at once.
   answerExpectContinue(fastify.server, config.bodyLimit);
   refuseConnect(fastify.server);
+  capConnectionsPerIp(fastify.server, config.maxConnectionsPerIp);
   const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user: mockPipeline(ctx) };
   await fastify.register(async (scope) => endpointRoutes(scope, ctx, routing));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
@@ -105,7 +112,17 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     async close() {
       if (closed) return;
       closed = true;
-      await fastify.close();
+      // Requests still open at the deadline (a client trickling its body) are cut: the history of those
+      // answered is flushed below either way, before a supervisor's SIGKILL could lose it.
+      const deadline = setTimeout(() => {
+        log.warn({ ms: config.shutdownTimeout }, 'shutdown deadline reached; closing open connections');
+        fastify.server.closeAllConnections();
+      }, config.shutdownTimeout);
+      try {
+        await fastify.close();
+      } finally {
+        clearTimeout(deadline);
+      }
       await jobs.stop();
       await history.close();
       await limiter.close?.();

@@ -74,7 +74,7 @@ export function parseQuery(path: string): Record<string, string | string[]> {
 }
 
 /** An address without port or brackets, IPv4-mapped IPv6 shown as IPv4. */
-function bareAddress(addr: string): string {
+export function bareAddress(addr: string): string {
   let a = addr.trim();
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(a);
   if (bracketed) a = bracketed[1]!;
