@@ -107,6 +107,21 @@ export function asValue(v: unknown): unknown {
   return copy;
 }
 
+/**
+ * The seed's `{{helper 'path' 'default'}}` over one root (the body, the query): the value at the dotted
+ * path, or the default (`''` when left out) when nothing is there.
+ */
+export function lookupAt(name: string, root: (s: RenderState) => unknown, args: unknown[]): unknown {
+  const { params, options } = argsOf(args);
+  const [path, fallback = ''] = params;
+  if (typeof path !== 'string' || path === '') {
+    stateOf(options).problem(`${name}: the first argument is a dotted path, e.g. {{${name} 'user.name'}}`);
+    return toText(fallback);
+  }
+  const v = valueAtPath(root(stateOf(options)), path);
+  return v === undefined ? toText(fallback) : asValue(v);
+}
+
 /** A value at a dotted path (`a.b.0.c`), own properties only; undefined when absent. */
 export function valueAtPath(root: unknown, path: string): unknown {
   let v = root;
