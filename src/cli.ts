@@ -85,7 +85,8 @@ async function serve(cfg: Config): Promise<void> {
     app.ctx.log.info({ signal }, 'shutting down: finishing requests and flushing history');
     app
       .close()
-      .then(() => process.exit(0))
+      // Answered requests whose history could not be written (a full disk): said, and not exit 0.
+      .then(({ historyLost }) => process.exit(historyLost > 0 ? 1 : 0))
       .catch((err: unknown) => {
         process.stderr.write(`mockingbird: shutdown failed: ${String(err)}\n`);
         process.exit(1);

@@ -51,6 +51,14 @@ export interface Config {
   imageHost: string;
   historyRetentionDays: number;
   historyMaxEntries: number;
+  /** Bytes of history (bodies, headers, files) kept per endpoint; the oldest entries go past it. */
+  historyMaxBytes: number;
+  /** Entries waiting to be written; past it the oldest are dropped and counted. */
+  historyQueueEntries: number;
+  /** Bytes waiting to be written; past it the oldest entries are dropped and counted. */
+  historyQueueBytes: number;
+  /** SQLite: ms an API write waits for a lock another connection holds before 503 store_unavailable. */
+  storeBusyTimeout: number;
   totpRetentionDays: number;
   plansFile: string | undefined;
   defaultPlan: string;
@@ -373,6 +381,38 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'history entries kept per endpoint',
     default: 100_000,
     parse: int(1, 100_000_000),
+  },
+  {
+    key: 'historyMaxBytes',
+    env: 'HISTORY_MAX_BYTES',
+    flag: 'history-max-bytes',
+    help: 'bytes of history kept per endpoint (bodies, headers, files); the oldest entries go past it',
+    default: 256 * MB,
+    parse: int(MB, 2 ** 50),
+  },
+  {
+    key: 'historyQueueEntries',
+    env: 'HISTORY_QUEUE_ENTRIES',
+    flag: 'history-queue-entries',
+    help: 'history entries waiting to be written; past it the oldest are dropped and counted',
+    default: 100_000,
+    parse: int(100, 10_000_000),
+  },
+  {
+    key: 'historyQueueBytes',
+    env: 'HISTORY_QUEUE_BYTES',
+    flag: 'history-queue-bytes',
+    help: 'bytes of history waiting to be written; past it the oldest entries are dropped and counted',
+    default: 64 * MB,
+    parse: int(MB, 2 ** 40),
+  },
+  {
+    key: 'storeBusyTimeout',
+    env: 'STORE_BUSY_TIMEOUT',
+    flag: 'store-busy-timeout',
+    help: 'SQLite: ms a write waits for a lock held elsewhere before 503 store_unavailable',
+    default: 100,
+    parse: int(0, 10_000),
   },
   {
     key: 'totpRetentionDays',

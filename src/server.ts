@@ -23,7 +23,7 @@ import {
 import { ECHO_ENDPOINT, EndpointCache, endpointRoutes, rewriteUrlFor } from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
 import { mockPipeline } from './mock/index.js';
-import { HistoryWriter, openStore, type Store } from './store/index.js';
+import { HistoryWriter, openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes } from './totp/index.js';
 import { apiRoutes, ensureAdminKey, publishRequestEvents } from './api/index.js';
@@ -34,8 +34,11 @@ export interface App {
   ctx: AppContext;
   /** The admin key generated at this start (first start only), to be printed once. */
   generatedAdminKey: string | undefined;
-  /** Stops accepting, finishes in-flight requests, flushes the history, closes the store. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, finishes in-flight requests, flushes the history, closes the store. Resolves
+   * with how many answered requests' history could not be written (logged as lost).
+   */
+  close(): Promise<{ historyLost: number }>;
 }
 
 export interface BuildOptions {
@@ -43,6 +46,8 @@ export interface BuildOptions {
   limiter?: RateLimiter;
   events?: EventBus;
   now?: () => number;
+  /** How often the embedded database's file is checked for deletion (5 s). */
+  dataFileCheckMs?: number;
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
@@ -70,7 +75,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }) as unknown as FastifyInstance;
 
   const store = opts.store ?? (await openStore(config));
-  const history = new HistoryWriter(store, log);
+  const history = new HistoryWriter(store, log, {
+    maxQueued: config.historyQueueEntries,
+    maxQueuedBytes: config.historyQueueBytes,
+    perEndpoint: { maxEntries: config.historyMaxEntries, maxBytes: config.historyMaxBytes },
+  });
   const limiter = opts.limiter ?? new MemoryRateLimiter();
   const events = opts.events ?? new MemoryEventBus();
   const ctx: AppContext = {
@@ -103,6 +112,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   const jobs = startBackgroundJobs(ctx);
+  const fileWatch =
+    !opts.store && !config.databaseUrl
+      ? watchDataFile(sqliteFile(config.dataDir), log, opts.dataFileCheckMs)
+      : undefined;
 
   let closed = false;
   return {
@@ -110,7 +123,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     ctx,
     generatedAdminKey,
     async close() {
-      if (closed) return;
+      if (closed) return { historyLost: 0 };
       closed = true;
       // Requests still open at the deadline (a client trickling its body) are cut: the history of those
       // answered is flushed below either way, before a supervisor's SIGKILL could lose it.
@@ -124,11 +137,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         clearTimeout(deadline);
       }
       await jobs.stop();
-      await history.close();
+      await fileWatch?.stop();
+      const historyLost = await history.close();
+      log.info(history.stats(), 'history writer stopped');
       await limiter.close?.();
       await events.close();
       if (!opts.store) await store.close();
       logStream.flushSync();
+      return { historyLost };
     },
   };
 }

@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import { AppError, errorBody, type ErrorDetail } from '../errors.js';
 import { redactUrl } from '../logger.js';
 import { received } from '../schema/index.js';
+import { isStoreUnavailable } from '../store/index.js';
 
 /**
  * One Ajv finding as an error detail: a JSON pointer that names the missing or unexpected property
@@ -62,6 +63,11 @@ export function installErrorHandlers(fastify: FastifyInstance, log: FastifyBaseL
       return reply.code(413).send(errorBody('payload_too_large'));
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return reply.code(400).send(errorBody('validation_error', err.message));
+    }
+    if (isStoreUnavailable(err)) {
+      // Another process holds the database's lock, or the database is away: passing, not our fault.
+      log.warn({ err, method: request.method, url: redactUrl(request.originalUrl) }, 'store unavailable');
+      return reply.code(503).header('retry-after', '1').send(errorBody('store_unavailable'));
     }
     log.error({ err, method: request.method, url: redactUrl(request.originalUrl) }, 'unhandled error');
     return reply.code(500).send(errorBody('internal_error'));

@@ -9,6 +9,7 @@
  */
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import { entryWeight } from './history-size.js';
 import type { Behavior, HistoryEntry, HistoryFile, HistoryFilter, NewHistoryEntry, Page } from './types.js';
 
 export type RequestRow = Database['requests'];
@@ -45,7 +46,7 @@ function toEntry(r: RequestRow): HistoryEntry {
   };
 }
 
-function toRow(e: HistoryEntry): RequestRow {
+function toRow({ entry: e, files }: NewHistoryEntry): RequestRow {
   return {
     id: e.id,
     endpoint: e.endpoint,
@@ -67,6 +68,7 @@ function toRow(e: HistoryEntry): RequestRow {
     files: JSON.stringify(e.files),
     problems: JSON.stringify(e.problems),
     response_name: e.responseName ?? null,
+    size: entryWeight({ entry: e, files }),
   };
 }
 
@@ -135,7 +137,7 @@ export class HistoryTable {
     if (entries.length === 0) return;
     if (this.bulkInsert) {
       await this.bulkInsert(
-        entries.map((e) => toRow(e.entry)),
+        entries.map((e) => toRow(e)),
         entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f))),
       );
       return;
@@ -147,7 +149,7 @@ export class HistoryTable {
         const chunk = entries.slice(i, i + 200);
         const rows = await tx
           .insertInto('requests')
-          .values(chunk.map((e) => toRow(e.entry)))
+          .values(chunk.map((e) => toRow(e)))
           .onConflict((oc) => oc.column('id').doNothing())
           .returning('id')
           .execute();

@@ -1,25 +1,78 @@
 /**
- * Writes request history in batches, off the response path. Entries wait in memory at most
- * `intervalMs` (or until `batchSize` are queued); a failed write is retried, so an answered request
- * is not lost to a passing database hiccup. `close()` flushes everything that is queued.
+ * Writes request history in batches, off the response path. An entry waits in memory until the
+ * writer is free again (at most `intervalMs` when nothing else is written); a failed write is
+ * retried, so an answered request is not lost to a passing database hiccup.
+ *
+ * Memory is bounded in entries and in bytes (SPEC §12): when the database cannot keep up (a flood
+ * of large bodies, a disk that fails), the oldest queued entries are dropped, counted and logged,
+ * never the process. A write takes at most `batchBytes`, so that one batch is never a copy of the
+ * whole queue. After each write, the endpoints it touched are brought within their caps
+ * (history-cap.ts) as the entries arrive, not by the hourly retention alone.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { EndpointHistoryCap, type HistoryCaps } from './history-cap.js';
+import { entryWeight } from './history-size.js';
 import type { NewHistoryEntry, Store } from './types.js';
 
 export interface HistoryWriterOptions {
+  /** Longest wait before a lone entry is written. */
   intervalMs?: number;
+  /** Most entries per write. */
   batchSize?: number;
-  /** Most entries held while the database is failing; past it the oldest are dropped (and logged). */
+  /** Most bytes per write (one entry at least). */
+  batchBytes?: number;
+  /** Most entries held in memory; past it the oldest are dropped (and counted). */
   maxQueued?: number;
+  /** Most bytes held in memory; past it the oldest are dropped (and counted). */
+  maxQueuedBytes?: number;
+  /** Each endpoint's stored history, enforced as entries arrive; none when left out. */
+  perEndpoint?: HistoryCaps;
+  now?: () => number;
 }
 
+/** What the writer has done since it started. */
+export interface HistoryWriterStats {
+  /** Entries waiting in memory, and their weight. */
+  queued: number;
+  queuedBytes: number;
+  /** Entries committed to the store. */
+  written: number;
+  /** Entries dropped from a full queue, unwritten. */
+  dropped: number;
+  /** Stored entries removed to keep endpoints within their caps. */
+  trimmed: number;
+}
+
+interface Queued {
+  seq: number;
+  entry: NewHistoryEntry;
+  weight: number;
+}
+
+/** Seconds between two "queue full" log lines: a flood logs a count, not a line per request. */
+const DROP_LOG_MS = 5000;
+
 export class HistoryWriter {
-  private queue: NewHistoryEntry[] = [];
+  /** The queue: entries before `head` have left it (their slots cleared, so that they can be freed). */
+  private items: (Queued | undefined)[] = [];
+  private head = 0;
+  private queuedBytes = 0;
+  private seq = 0;
+  private inFlight: Queued[] = [];
+  private pumping: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
+  private failedAt = -Infinity;
+  private waiters: { upTo: number; resolve: () => void }[] = [];
+  private readonly counts = { written: 0, dropped: 0, trimmed: 0 };
+  private unloggedDrops = 0;
+  private dropLoggedAt = -Infinity;
   private readonly intervalMs: number;
   private readonly batchSize: number;
+  private readonly batchBytes: number;
   private readonly maxQueued: number;
+  private readonly maxQueuedBytes: number;
+  private readonly now: () => number;
+  private readonly cap: EndpointHistoryCap | undefined;
   private readonly listeners: ((e: NewHistoryEntry[]) => void)[] = [];
 
   constructor(
@@ -29,18 +82,21 @@ export class HistoryWriter {
   ) {
     this.intervalMs = opts.intervalMs ?? 50;
     this.batchSize = opts.batchSize ?? 500;
+    this.batchBytes = opts.batchBytes ?? 4 * 1024 * 1024;
     this.maxQueued = opts.maxQueued ?? 100_000;
+    this.maxQueuedBytes = opts.maxQueuedBytes ?? 64 * 1024 * 1024;
+    this.now = opts.now ?? Date.now;
+    this.cap = opts.perEndpoint && new EndpointHistoryCap(store, opts.perEndpoint, log, this.now);
   }
 
   /** Queues an entry; never blocks and never throws. */
   record(entry: NewHistoryEntry): void {
-    this.queue.push(entry);
-    if (this.queue.length > this.maxQueued) {
-      const dropped = this.queue.splice(0, this.queue.length - this.maxQueued);
-      this.log?.error({ dropped: dropped.length }, 'history queue full; oldest entries dropped');
-    }
-    if (this.queue.length >= this.batchSize) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.intervalMs);
+    const weight = entryWeight(entry);
+    this.items.push({ seq: ++this.seq, entry, weight });
+    this.queuedBytes += weight;
+    this.dropOverflow();
+    if (this.size >= this.batchSize || this.queuedBytes >= this.batchBytes) this.pump(false);
+    else this.timer ??= setTimeout(() => this.pump(false), this.intervalMs);
   }
 
   /** Called after each successful write with the entries written (for live events). */
@@ -48,40 +104,152 @@ export class HistoryWriter {
     this.listeners.push(listener);
   }
 
+  /** Entries waiting to be written. */
   get pending(): number {
-    return this.queue.length;
+    return this.size;
   }
 
-  /** Writes everything queued so far. Concurrent calls share one write. */
+  stats(): HistoryWriterStats {
+    return { queued: this.size, queuedBytes: this.queuedBytes, ...this.counts };
+  }
+
+  /**
+   * Resolves once every entry queued before the call is written (or dropped), or a write has failed:
+   * readers of the history call it to see their own requests. Entries queued meanwhile (a flood)
+   * do not hold it up.
+   */
   async flush(): Promise<void> {
+    if (this.size === 0 && this.inFlight.length === 0) return;
+    const done = new Promise<void>((resolve) => this.waiters.push({ upTo: this.seq, resolve }));
+    this.pump(true);
+    await done;
+  }
+
+  /**
+   * Writes what is queued, retrying a failing store a few times; returns how many entries could not
+   * be written and are lost (0 when all went), and logs them.
+   */
+  async close(): Promise<number> {
+    for (let i = 0; i < 5 && (this.size > 0 || this.inFlight.length > 0); i++) await this.flush();
+    await this.pumping;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.logDrops(true);
+    const lost = this.size;
+    if (lost > 0)
+      this.log?.error({ lost }, `history: ${lost} answered requests could not be written and are lost`);
+    return lost;
+  }
+
+  private get size(): number {
+    return this.items.length - this.head;
+  }
+
+  /** Starts the write loop unless it runs; a store that just failed is left alone for a second. */
+  private pump(force: boolean): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
-    this.queue = [];
-    this.flushing = this.store
-      .insertHistory(batch)
-      .then(() => {
-        for (const l of this.listeners) l(batch);
-      })
-      .catch((err: unknown) => {
-        this.log?.error({ err }, 'history write failed; will retry');
-        this.queue = batch.concat(this.queue);
-        this.timer ??= setTimeout(() => void this.flush(), 1000);
-      })
-      .finally(() => {
-        this.flushing = undefined;
-      });
-    await this.flushing;
+    if (this.pumping) return;
+    if (!force && this.now() - this.failedAt < 1000) {
+      this.timer = setTimeout(() => this.pump(false), 1000);
+      return;
+    }
+    this.pumping = this.drain().finally(() => {
+      this.pumping = undefined;
+      // Entries queued while the loop was ending would otherwise wait for the next request.
+      if (this.size > 0) this.timer ??= setTimeout(() => this.pump(false), this.intervalMs);
+    });
   }
 
-  /** Flushes until nothing is queued (bounded retries), then stops the timer. */
-  async close(): Promise<void> {
-    for (let i = 0; i < 5 && (this.queue.length > 0 || this.flushing); i++) await this.flush();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+  private async drain(): Promise<void> {
+    while (this.size > 0) {
+      const batch = this.take();
+      this.inFlight = batch;
+      const entries = batch.map((q) => q.entry);
+      try {
+        await this.store.insertHistory(entries);
+      } catch (err) {
+        this.log?.error({ err }, 'history write failed; will retry');
+        this.failedAt = this.now();
+        this.inFlight = [];
+        this.items = [...batch, ...this.items.slice(this.head)];
+        this.head = 0;
+        this.queuedBytes += batch.reduce((n, q) => n + q.weight, 0);
+        this.dropOverflow();
+        this.settleWaiters(true);
+        this.timer ??= setTimeout(() => this.pump(false), 1000);
+        return;
+      }
+      this.counts.written += batch.length;
+      for (const l of this.listeners) l(entries);
+      if (this.cap) this.counts.trimmed += await this.cap.afterWrite(batch);
+      // A reader that flushed sees the endpoint within its caps.
+      this.inFlight = [];
+      this.settleWaiters(false);
+    }
+  }
+
+  /** The oldest entries, up to one batch's count and bytes (one entry at least). */
+  private take(): Queued[] {
+    let end = this.head;
+    let bytes = 0;
+    while (end < this.items.length && end - this.head < this.batchSize) {
+      const w = this.items[end]!.weight;
+      if (end > this.head && bytes + w > this.batchBytes) break;
+      bytes += w;
+      end++;
+    }
+    const batch = this.items.slice(this.head, end) as Queued[];
+    this.items.fill(undefined, this.head, end);
+    this.head = end;
+    this.queuedBytes -= bytes;
+    this.compact();
+    return batch;
+  }
+
+  /** Over either bound, the oldest entries go: counted, and logged now and then. */
+  private dropOverflow(): void {
+    let n = 0;
+    while (this.size > 0 && (this.size > this.maxQueued || this.queuedBytes > this.maxQueuedBytes)) {
+      this.queuedBytes -= this.items[this.head]!.weight;
+      this.items[this.head++] = undefined;
+      n++;
+    }
+    if (n === 0) return;
+    this.compact();
+    this.counts.dropped += n;
+    this.unloggedDrops += n;
+    this.logDrops(false);
+    this.settleWaiters(false);
+  }
+
+  private logDrops(now: boolean): void {
+    if (this.unloggedDrops === 0 || (!now && this.now() - this.dropLoggedAt < DROP_LOG_MS)) return;
+    this.log?.error(
+      { dropped: this.unloggedDrops, droppedTotal: this.counts.dropped },
+      'history queue full: the store cannot keep up; oldest unwritten entries dropped',
+    );
+    this.unloggedDrops = 0;
+    this.dropLoggedAt = this.now();
+  }
+
+  private compact(): void {
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Wakes the flushes whose entries have all left the queue (or every flush, after a failure). */
+  private settleWaiters(all: boolean): void {
+    if (this.waiters.length === 0) return;
+    const oldest = this.inFlight[0]?.seq ?? this.items[this.head]?.seq ?? Infinity;
+    this.waiters = this.waiters.filter((w) => {
+      if (!all && w.upTo >= oldest) return true;
+      w.resolve();
+      return false;
+    });
   }
 }

@@ -5,7 +5,7 @@
 import { Migrator, type Kysely } from 'kysely';
 import { BlobTable } from './blob-table.js';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
-import { pruneHistoryRows } from './retention.js';
+import { pruneHistoryRows, trimHistoryRows } from './retention.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
 import type {
@@ -316,6 +316,13 @@ export class KyselyStore implements Store {
 
   pruneHistory(before: number, maxPerEndpoint: number, chunk?: number): Promise<number> {
     return pruneHistoryRows(this.db, (ep) => this.history.count(ep, {}), before, maxPerEndpoint, chunk);
+  }
+
+  trimHistory(
+    endpoint: string,
+    caps: { maxEntries: number; maxBytes: number },
+  ): Promise<{ entries: number; bytes: number; deleted: number }> {
+    return trimHistoryRows(this.db, endpoint, caps);
   }
 
   // ---- state ----

@@ -156,6 +156,24 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('requests').addColumn('response_name', 'text').execute();
       },
     },
+    // What each entry weighs (bodies, headers, files), so that an endpoint's history is bounded in
+    // bytes as entries arrive (history-cap.ts). The time-order index carries it: counting and summing
+    // an endpoint's history reads the index alone, never the rows with their bodies. Entries written
+    // before this migration weigh 0 (measuring them would read every body of the table at start).
+    '0006_history_size': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable('requests')
+          .addColumn('size', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .createIndex('requests_endpoint_created_size')
+          .on('requests')
+          .columns(['endpoint', 'created_at', 'id', 'size'])
+          .execute();
+        await db.schema.dropIndex('requests_endpoint_created').execute();
+      },
+    },
   };
 }
 

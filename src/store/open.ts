@@ -21,9 +21,12 @@ pg.types.setTypeParser(20, (v) => Number(v));
  * are written by a worker thread on its own connection; an in-memory database, which a second
  * connection cannot see, writes them on this one.
  */
-export async function openSqliteStore(file: string): Promise<KyselyStore> {
+export async function openSqliteStore(
+  file: string,
+  opts: { busyTimeoutMs?: number } = {},
+): Promise<KyselyStore> {
   const db = new SQLite(file);
-  configureSqlite(db);
+  configureSqlite(db, opts.busyTimeoutMs);
   // Regular expressions in history filters run on this thread, for any key: in the linear-time engine
   // (a `(a+)+$` over long paths would otherwise stall every tenant), over a capped input. Patterns are
   // validated by the API and compiled once.
@@ -65,11 +68,17 @@ export async function openPostgresStore(url: string): Promise<KyselyStore> {
   return store;
 }
 
+/** Where the embedded database lives in `dataDir`. */
+export function sqliteFile(dataDir: string): string {
+  return join(dataDir, 'mockingbird.db');
+}
+
 export async function openStore(opts: {
   dataDir: string;
   databaseUrl: string | undefined;
+  storeBusyTimeout?: number;
 }): Promise<KyselyStore> {
   if (opts.databaseUrl) return openPostgresStore(opts.databaseUrl);
   mkdirSync(opts.dataDir, { recursive: true });
-  return openSqliteStore(join(opts.dataDir, 'mockingbird.db'));
+  return openSqliteStore(sqliteFile(opts.dataDir), { busyTimeoutMs: opts.storeBusyTimeout ?? 100 });
 }

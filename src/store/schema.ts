@@ -28,6 +28,8 @@ export interface Database {
     problems: string;
     /** The chosen response of a weighted rule action. */
     response_name: string | null;
+    /** What the entry weighs in bytes (history-size.ts); 0 for entries older than the column. */
+    size: number;
   };
   request_files: {
     seq: Generated<number>;

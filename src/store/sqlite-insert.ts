@@ -5,11 +5,13 @@
 import type SQLite from 'better-sqlite3';
 import type { FileRow, RequestRow } from './history-table.js';
 
-/** WAL (readers never wait for the writer), no fsync per commit, and a wait instead of SQLITE_BUSY. */
-export function configureSqlite(db: SQLite.Database): void {
+/** WAL (readers never wait for the writer), no fsync per commit, and a bounded wait instead of SQLITE_BUSY. */
+export function configureSqlite(db: SQLite.Database, busyTimeoutMs = 5000): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  // better-sqlite3 waits synchronously: on the main thread the wait freezes every request, so there
+  // it is short (STORE_BUSY_TIMEOUT, then 503); the history worker may wait longer.
+  db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   // 64 MB of page cache instead of 2 MB: a bulk history delete touches pages all over the table,
   // and with the small default it spills dirty pages to the WAL mid-statement (about 2x slower;
   // bench/history.ts).
@@ -37,6 +39,7 @@ export const REQUEST_COLUMNS: (keyof RequestRow)[] = [
   'files',
   'problems',
   'response_name',
+  'size',
 ];
 export const FILE_COLUMNS: (keyof FileRow)[] = [
   'request_id',

@@ -197,6 +197,14 @@ export interface Store {
    * (one transaction each, yielding to requests between them). Returns the count.
    */
   pruneHistory(before: number, maxPerEndpoint: number, chunk?: number): Promise<number>;
+  /**
+   * Brings one endpoint's history within both caps, dropping its oldest entries; returns what it holds
+   * afterwards and how many went (entries hidden by a delete count for neither).
+   */
+  trimHistory(
+    endpoint: string,
+    caps: { maxEntries: number; maxBytes: number },
+  ): Promise<{ entries: number; bytes: number; deleted: number }>;
 
   listState(endpoint: string): Promise<StateItem[]>;
   getState(endpoint: string, type: string, key: string): Promise<StateItem | undefined>;

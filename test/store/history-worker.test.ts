@@ -65,6 +65,7 @@ test('a worker that cannot write fails the batch with a clear error, and the nex
       files: '[]',
       problems: '[]',
       response_name: null,
+      size: 0,
     };
     // A NOT NULL column left null: SQLite refuses the row inside the worker.
     await assert.rejects(

@@ -293,6 +293,39 @@ for (const b of backends) {
       await store.deleteHistory('aged', {}); // leaves the later tests' counts alone
     });
 
+    it('history: trimming an endpoint to its caps drops its oldest entries by count, then by bytes', async () => {
+      await store.createEndpoint({ name: 'capped', createdAt: 1, settings: {} });
+      const big = 'x'.repeat(10_000);
+      const kept = [1, 2, 3, 4, 5, 6].map((t) => entry('capped', { createdAt: t * 1000, requestBody: big }));
+      await store.insertHistory([...kept, entry('other', { requestBody: big })]);
+      const roomy = { maxEntries: 100, maxBytes: 1e9 };
+      const measured = await store.trimHistory('capped', roomy);
+      assert.equal(measured.entries, 6);
+      assert.equal(measured.deleted, 0);
+      assert.ok(
+        measured.bytes > 60_000 && measured.bytes < 64_000,
+        `each entry weighs its body (${measured.bytes})`,
+      );
+
+      const byCount = await store.trimHistory('capped', { maxEntries: 4, maxBytes: 1e9 });
+      assert.deepEqual([byCount.entries, byCount.deleted], [4, 2]);
+      // Three entries' worth of bytes: the oldest of the four goes.
+      const byBytes = await store.trimHistory('capped', { maxEntries: 100, maxBytes: 3 * 10_500 });
+      assert.deepEqual([byBytes.entries, byBytes.deleted], [3, 1]);
+      assert.ok(byBytes.bytes <= 3 * 10_500);
+      assert.deepEqual(
+        (await store.listHistory('capped', {}, 10)).data.map((e) => e.id),
+        kept
+          .slice(3)
+          .map((e) => e.entry.id)
+          .reverse(),
+        'the newest are kept',
+      );
+      assert.equal((await store.trimHistory('other', roomy)).deleted, 0, 'other endpoints untouched');
+      await store.deleteHistory('capped', {});
+      await store.deleteHistory('other', {});
+    });
+
     it('history: a delete hides entries at once; the purge removes them and their files for good', async () => {
       await store.createEndpoint({ name: 'purge', createdAt: 1, settings: {} });
       while ((await store.purgeHistory(100)) > 0); // what earlier tests deleted

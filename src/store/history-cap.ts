@@ -1,0 +1,75 @@
+/**
+ * Each endpoint's stored history kept within its caps as entries arrive (SPEC §12): the hourly
+ * retention alone let a flood keep hundreds of thousands of entries, gigabytes, for up to an hour.
+ *
+ * The writer reports every batch it wrote; what each endpoint holds is known from the last time it
+ * was measured plus what was written since, so that a batch within the caps costs no query. Past a
+ * cap the store trims the endpoint's oldest entries and measures it again. Deletes by the API or the
+ * retention only make the estimate too high, which costs one early measure; it is also measured
+ * again once a minute, for the entries other instances write to a shared database.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { NewHistoryEntry, Store } from './types.js';
+
+export interface HistoryCaps {
+  maxEntries: number;
+  maxBytes: number;
+}
+
+interface Usage {
+  entries: number;
+  bytes: number;
+  measuredAt: number;
+}
+
+const REMEASURE_MS = 60_000;
+
+export class EndpointHistoryCap {
+  private readonly usage = new Map<string, Usage>();
+
+  constructor(
+    private readonly store: Pick<Store, 'trimHistory'>,
+    private readonly caps: HistoryCaps,
+    private readonly log: Pick<FastifyBaseLogger, 'error' | 'debug'> | undefined,
+    private readonly now: () => number,
+  ) {}
+
+  /** Accounts for a written batch and trims the endpoints it took past a cap; returns how many went. */
+  async afterWrite(batch: readonly { entry: NewHistoryEntry; weight: number }[]): Promise<number> {
+    const added = new Map<string, { entries: number; bytes: number }>();
+    for (const { entry, weight } of batch) {
+      const a = added.get(entry.entry.endpoint) ?? { entries: 0, bytes: 0 };
+      a.entries += 1;
+      a.bytes += weight;
+      added.set(entry.entry.endpoint, a);
+    }
+    const at = this.now();
+    if (this.usage.size > 10_000) this.usage.clear();
+    let trimmed = 0;
+    for (const [endpoint, a] of added) {
+      const u = this.usage.get(endpoint);
+      if (u && at - u.measuredAt < REMEASURE_MS) {
+        u.entries += a.entries;
+        u.bytes += a.bytes;
+        if (u.entries <= this.caps.maxEntries && u.bytes <= this.caps.maxBytes) continue;
+      }
+      trimmed += await this.trim(endpoint, at);
+    }
+    return trimmed;
+  }
+
+  private async trim(endpoint: string, at: number): Promise<number> {
+    try {
+      const r = await this.store.trimHistory(endpoint, this.caps);
+      this.usage.set(endpoint, { entries: r.entries, bytes: r.bytes, measuredAt: at });
+      if (r.deleted > 0)
+        this.log?.debug({ endpoint, deleted: r.deleted }, 'history cap: oldest entries removed');
+      return r.deleted;
+    } catch (err) {
+      // Tried again after the next write to the endpoint; the hourly retention is the backstop.
+      this.usage.delete(endpoint);
+      this.log?.error({ err, endpoint }, 'history cap: trimming failed');
+      return 0;
+    }
+  }
+}

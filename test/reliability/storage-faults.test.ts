@@ -1,0 +1,86 @@
+/**
+ * Stops: storage faults that froze the server or lost data in silence (issue 11, item 9). Another
+ * process holding SQLite's write lock gets API writes a quick 503 `store_unavailable` instead of a
+ * 5 s freeze and a 500; a shutdown that cannot write the history says how many answered requests
+ * are lost and exits non-zero; a data file deleted under the running service is reported.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { adminAuth, startApp } from '../helpers/app.js';
+import { serveCli } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
+
+test('SQLite locked by another process: an API write answers 503 store_unavailable at once, echo keeps answering', async () => {
+  const app = await startApp({}, { listen: true });
+  const other = new SQLite(join(app.dataDir, 'mockingbird.db'));
+  try {
+    other.exec('BEGIN IMMEDIATE'); // the write lock, held as another process would
+    const started = Date.now();
+    const [created, echoed] = await Promise.all([
+      fetch(`${app.url}/api/v2/endpoints`, {
+        method: 'POST',
+        headers: { ...adminAuth, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'locked-out' }),
+      }),
+      fetch(`${app.url}/e/echo/during-lock`),
+    ]);
+    const took = Date.now() - started;
+    assert.equal(created.status, 503);
+    assert.equal(created.headers.get('retry-after'), '1');
+    const body = (await created.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'store_unavailable');
+    assert.ok(took < 2000, `answered in ${took} ms (the old busy wait was 5 s)`);
+    assert.equal(echoed.status, 200);
+    await echoed.arrayBuffer();
+
+    other.exec('ROLLBACK');
+    const retried = await fetch(`${app.url}/api/v2/endpoints`, {
+      method: 'POST',
+      headers: { ...adminAuth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'locked-out' }),
+    });
+    assert.equal(retried.status, 201);
+    await retried.arrayBuffer();
+  } finally {
+    other.close();
+    await app.stop();
+  }
+});
+
+test('SIGTERM that cannot write the history: the lost entries are counted in the log and the exit code is 1', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-lost-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const served = await serveCli({ DATA_DIR: dir });
+  t.after(() => served.child.kill('SIGKILL'));
+  // The history table made unwritable behind the service's back, as a full disk would.
+  const db = new SQLite(join(dir, 'mockingbird.db'));
+  db.exec('ALTER TABLE requests RENAME TO requests_elsewhere');
+  db.close();
+  for (let i = 0; i < 5; i++) {
+    const r = await fetch(`http://127.0.0.1:${served.port}/e/echo/unwritable/${i}`);
+    assert.equal(r.status, 200);
+    await r.arrayBuffer();
+  }
+  served.child.kill('SIGTERM');
+  assert.equal(await served.exited, 1);
+  assert.match(served.stdout(), /5 answered requests could not be written and are lost/);
+});
+
+test('a data file deleted while the service runs is reported in the log', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-vanished-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const served = await serveCli({ DATA_DIR: dir });
+  t.after(() => served.child.kill('SIGKILL'));
+  unlinkSync(join(dir, 'mockingbird.db'));
+  await until(
+    () => /mockingbird\.db was deleted while the service runs/.test(served.stdout()),
+    8000,
+    'no log line within 8 s: ' + served.stdout(),
+  );
+  served.child.kill('SIGTERM');
+  await served.exited;
+});

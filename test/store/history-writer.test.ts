@@ -1,0 +1,162 @@
+/**
+ * The history writer's bounds (issue 11 item 1): memory held in bytes as well as entries, a write
+ * never a copy of the whole queue, the oldest dropped and counted when the store cannot keep up,
+ * each endpoint trimmed to its caps as entries arrive, and a close that says what it could not write.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HistoryWriter, type NewHistoryEntry, type Store } from '../../src/store/index.js';
+import { entry } from '../api/history-fixtures.js';
+
+const MB = 1024 * 1024;
+const big = (endpoint = 'shop') => entry(endpoint, { requestBody: 'x'.repeat(MB) });
+
+/** A store whose writes wait until released (a database that cannot keep up), recording each batch. */
+function slowStore() {
+  const batches: NewHistoryEntry[][] = [];
+  const waiting: (() => void)[] = [];
+  const trims: string[] = [];
+  const store = {
+    insertHistory(entries: NewHistoryEntry[]) {
+      batches.push(entries);
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    trimHistory(endpoint: string) {
+      trims.push(endpoint);
+      return Promise.resolve({ entries: 0, bytes: 0, deleted: 0 });
+    },
+  } as unknown as Store;
+  return {
+    store,
+    batches,
+    trims,
+    /** Lets every write under way finish. */
+    release: () => {
+      for (const r of waiting.splice(0)) r();
+    },
+  };
+}
+
+test('a store that cannot keep up: the queue stays within its bytes, the oldest go, every entry is counted', async () => {
+  const s = slowStore();
+  const w = new HistoryWriter(s.store, undefined, { maxQueuedBytes: 4 * MB, batchBytes: 2 * MB });
+  const recorded = Array.from({ length: 20 }, () => big());
+  for (const e of recorded) w.record(e);
+  const st = w.stats();
+  assert.ok(st.queuedBytes <= 4 * MB, `queued ${st.queuedBytes} bytes`);
+  assert.ok(st.dropped >= 14, `dropped ${st.dropped}`);
+  const inFlight = s.batches.flat().length;
+  assert.equal(st.queued + st.dropped + inFlight, 20, 'every recorded entry is queued, written or dropped');
+  // What stays queued is the newest.
+  const flushed = w.flush();
+  for (let i = 0; i < 10 && s.batches.flat().length < 20 - st.dropped; i++) {
+    s.release();
+    await new Promise((r) => setImmediate(r));
+  }
+  s.release();
+  await flushed;
+  const written = s.batches.flat();
+  assert.deepEqual(
+    written.slice(inFlight).map((e) => e.entry.id),
+    recorded.slice(20 - st.queued).map((e) => e.entry.id),
+  );
+  assert.equal(w.stats().written, written.length);
+  assert.equal(w.stats().written + w.stats().dropped, 20);
+});
+
+test('one write takes at most batchBytes (one entry at least), not the whole queue', async () => {
+  const s = slowStore();
+  const w = new HistoryWriter(s.store, undefined, { batchBytes: 2.5 * MB, intervalMs: 1 });
+  for (let i = 0; i < 7; i++) w.record(big());
+  const done = w.flush();
+  while (s.batches.flat().length < 7) {
+    s.release();
+    await new Promise((r) => setImmediate(r));
+  }
+  s.release();
+  await done;
+  assert.ok(
+    s.batches.every((b) => b.length <= 2),
+    `batches of ${s.batches.map((b) => b.length).join(', ')}`,
+  );
+  assert.equal(w.stats().dropped, 0);
+});
+
+test('the entry-count bound drops the oldest too', () => {
+  const s = slowStore();
+  const w = new HistoryWriter(s.store, undefined, { maxQueued: 100 });
+  for (let i = 0; i < 1000; i++) w.record(entry('shop'));
+  const inFlight = s.batches.flat().length;
+  assert.equal(w.stats().queued, 100);
+  assert.equal(w.stats().dropped, 1000 - 100 - inFlight);
+});
+
+test('flush during a flood resolves once the entries queued before it are written', async () => {
+  let writes = 0;
+  const store = {
+    insertHistory: async () => {
+      writes++;
+      await new Promise((r) => setTimeout(r, 2));
+    },
+  } as unknown as Store;
+  const w = new HistoryWriter(store, undefined, { batchSize: 10 });
+  for (let i = 0; i < 30; i++) w.record(entry('shop'));
+  let flood = true;
+  const feed = setInterval(() => {
+    for (let i = 0; i < 20 && flood; i++) w.record(entry('shop'));
+  }, 1);
+  try {
+    await w.flush();
+    assert.ok(w.stats().written >= 30, `written ${w.stats().written}`);
+  } finally {
+    flood = false;
+    clearInterval(feed);
+  }
+  await w.close();
+  assert.ok(writes > 0);
+});
+
+test('entries past an endpoint cap are trimmed after the write that brought them, not hours later', async () => {
+  const trimmed: string[] = [];
+  let stored = 0;
+  const store = {
+    insertHistory: (entries: NewHistoryEntry[]) => {
+      stored += entries.length;
+      return Promise.resolve();
+    },
+    trimHistory: (endpoint: string, caps: { maxEntries: number }) => {
+      trimmed.push(endpoint);
+      const deleted = Math.max(0, stored - caps.maxEntries);
+      stored -= deleted;
+      return Promise.resolve({ entries: stored, bytes: 0, deleted });
+    },
+  } as unknown as Store;
+  const w = new HistoryWriter(store, undefined, { perEndpoint: { maxEntries: 5, maxBytes: 1e9 } });
+  for (let i = 0; i < 3; i++) w.record(entry('shop'));
+  await w.flush();
+  assert.deepEqual(trimmed, ['shop'], 'measured once, at its first write');
+  for (let i = 0; i < 2; i++) w.record(entry('shop'));
+  await w.flush();
+  assert.deepEqual(trimmed, ['shop'], 'within its caps: no query');
+  for (let i = 0; i < 4; i++) w.record(entry('shop'));
+  await w.flush();
+  assert.deepEqual(trimmed, ['shop', 'shop']);
+  assert.equal(stored, 5);
+  assert.equal(w.stats().trimmed, 4);
+});
+
+test('close() retries a failing store, then reports (and logs) how many entries are lost', async () => {
+  const lines: unknown[][] = [];
+  const log = { error: (...a: unknown[]) => lines.push(a) } as never;
+  const store = { insertHistory: () => Promise.reject(new Error('SQLITE_FULL: database or disk is full')) };
+  const w = new HistoryWriter(store as unknown as Store, log);
+  for (let i = 0; i < 7; i++) w.record(entry('shop'));
+  assert.equal(await w.close(), 7);
+  assert.ok(
+    lines.some(
+      ([obj, msg]) =>
+        (obj as { lost?: number }).lost === 7 && /7 answered requests .* lost/.test(String(msg)),
+    ),
+    JSON.stringify(lines.map((l) => l[1])),
+  );
+});
