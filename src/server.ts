@@ -17,6 +17,7 @@ import {
   clientErrorHandler,
   frameworkErrors,
   installErrorHandlers,
+  installJsonBodyParser,
   MemoryRateLimiter,
   type RateLimiter,
 } from './http/index.js';
@@ -98,6 +99,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   logRequests(fastify, log);
   installErrorHandlers(fastify, log);
+  installJsonBodyParser(fastify);
 
   // Endpoints echo every method Node parses, WebDAV's included (CONNECT excepted: it is a tunnel).
   for (const m of METHODS) {

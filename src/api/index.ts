@@ -24,9 +24,17 @@ export { historyRecord } from './history-query.js';
 /** Paths answered without a key. */
 const PUBLIC_PATHS = new Set(['/api/v2/openapi.json', '/api/v2/docs']);
 
+/** The largest JSON body of an API route that sets no limit of its own. */
+export const API_BODY_LIMIT = 1024 * 1024;
+
 export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   // One validator for every API route: TypeBox (schema/validate.ts).
   useTypeBox(app);
+  // API bodies are documents, bounded for what each route takes (not by BODY_LIMIT, which is for
+  // endpoint traffic and may be raised far past what a document needs): 1 MiB unless the route says.
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= API_BODY_LIMIT;
+  });
   const failures = new AuthFailures(ctx);
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0]!;

@@ -59,8 +59,17 @@ export function installErrorHandlers(fastify: FastifyInstance, log: FastifyBaseL
       const details = err.validation.map((v) => ajvDetail(v, part));
       return reply.code(400).send(errorBody('validation_error', err.message, details));
     }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-      return reply.code(413).send(errorBody('payload_too_large'));
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const limit = request.routeOptions.bodyLimit;
+      return reply
+        .code(413)
+        .send(
+          errorBody(
+            'payload_too_large',
+            `The request body is larger than this route's limit of ${limit} bytes.`,
+          ),
+        );
+    }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return reply.code(400).send(errorBody('validation_error', err.message));
     }

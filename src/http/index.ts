@@ -34,3 +34,4 @@ export { capConnectionsPerIp, serverTimeoutOptions, type ServerTimeouts } from '
 export { redactHeaders, redactValue, REDACTED, SENSITIVE_HEADERS } from './redact.js';
 export { frameworkErrors, installErrorHandlers } from './error-handler.js';
 export { fileUploadParser, FileUpload, type FileUploadOptions } from './file-upload.js';
+export { installJsonBodyParser, DOCUMENT_MAX_DEPTH } from './json-body.js';

@@ -9,6 +9,7 @@
 import type { CapturedRequest } from '../http/index.js';
 import { compileCondition, RequestView, type Predicate } from './conditions.js';
 import type { Condition, Rule } from './rule-model.js';
+import type { Slicer } from '../jobs/index.js';
 
 export interface RuleMatch {
   rule: Rule;
@@ -106,6 +107,24 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
     if (!rule.enabled) continue;
     compiled.push({ rule, order: compiled.length, predicates: rule.conditions.map(compileCondition) });
   }
+  return indexed(compiled);
+}
+
+/**
+ * As compileRules, awaiting `slice` between rules: 500 rules of five long regular expressions take
+ * seconds to compile, which must not be one block of the event loop on the request path.
+ */
+export async function compileRulesInSlices(rules: readonly Rule[], slice: Slicer): Promise<CompiledRules> {
+  const compiled: Compiled[] = [];
+  for (const rule of rules) {
+    if (!rule.enabled) continue;
+    compiled.push({ rule, order: compiled.length, predicates: rule.conditions.map(compileCondition) });
+    await slice();
+  }
+  return indexed(compiled);
+}
+
+function indexed(compiled: Compiled[]): CompiledRules {
   const segments = compiled.map((c) => firstSegment(c.rule.conditions));
   const methods = new Set(compiled.map((c) => c.rule.method).filter((m) => m !== '*'));
   const byMethod = new Map<string, MethodIndex>();

@@ -7,6 +7,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ErrorDetail } from '../errors.js';
 import type { RuleRecord } from '../store/index.js';
 import { userRegexProblem } from '../regex/index.js';
+import { timeSlicer, type Slicer } from '../jobs/index.js';
 import {
   Body,
   detail,
@@ -345,11 +346,15 @@ export function parseRule(input: unknown, base = ''): Rule | RuleData {
  * Validates a list of rules (bulk replace) and reports every problem of every rule at once, each
  * path under `/rules/<index>`. Ids given are kept, others are generated; a repeated id is a 400.
  */
-export function parseRuleList(inputs: unknown[], newId: () => string): Rule[] {
+export async function parseRuleList(
+  inputs: unknown[],
+  newId: () => string,
+  slice: Slicer = timeSlicer(),
+): Promise<Rule[]> {
   const details: ErrorDetail[] = [];
   const out: Rule[] = [];
   const seen = new Set<string>();
-  inputs.forEach((input, i) => {
+  for (const [i, input] of inputs.entries()) {
     try {
       const r = parseRule(input, `/rules/${i}`) as RuleData & { id?: string };
       const id = r.id ?? newId();
@@ -359,7 +364,9 @@ export function parseRuleList(inputs: unknown[], newId: () => string): Rule[] {
     } catch (err) {
       details.push(...((err as { details?: ErrorDetail[] }).details ?? []));
     }
-  });
+    // Each rule's regular expressions are compiled to be checked: hundreds take seconds, in slices.
+    await slice();
+  }
   if (details.length > 0) throw validationError(details);
   return out;
 }

@@ -9,7 +9,8 @@ import type { BlobRecord, EndpointRecord } from '../store/index.js';
 import { compileTemplate, loadFakeData, type TemplateInput } from '../template/index.js';
 import { compileAction, type CompiledAction, type TemplateCompiler } from './actions.js';
 import { settingsOf } from './endpoint-settings.js';
-import { compileRules, type CompiledRules } from './matcher.js';
+import { compileRulesInSlices, type CompiledRules } from './matcher.js';
+import { timeSlicer } from '../jobs/index.js';
 import { blobsOf, isTemplated, ruleFromRecord } from './rule-model.js';
 
 interface EndpointRules {
@@ -51,10 +52,19 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
     const t = compileTemplate(source, { imageHost: ctx.config.imageHost });
     return (x, params) => t.render(templateInput(x, params, locale, ctx.now()));
   };
-  return {
-    matcher: compileRules(rules),
-    actions: new Map(rules.map((r) => [r.id, compileAction(r, templates, Math.random, (n) => blobs.get(n))])),
-  };
+  // In slices: regular expressions and templates of hundreds of rules compile for seconds, and the
+  // request that found the rules changed must not hold every other request for that long.
+  const slice = timeSlicer();
+  const matcher = await compileRulesInSlices(rules, slice);
+  const actions = new Map<string, CompiledAction>();
+  for (const r of rules) {
+    actions.set(
+      r.id,
+      compileAction(r, templates, Math.random, (n) => blobs.get(n)),
+    );
+    await slice();
+  }
+  return { matcher, actions };
 }
 
 /** The endpoint's compiled rules (compiled on first use after each change). */
