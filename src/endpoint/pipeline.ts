@@ -18,7 +18,7 @@ export interface Outcome {
   /** The response a weighted action chose, by name. */
   responseName?: string;
   /** The body the history keeps, when it must differ from the one sent (the echo's, redacted). */
-  recordedBody?: string;
+  recordedBody?: string | Buffer;
 }
 
 /** One request to one endpoint, as the steps see it. */

@@ -35,8 +35,13 @@ export function historyEntry(
     responseName?: string | undefined;
     /** Header names to store redacted. */
     redact?: ReadonlySet<string>;
-    /** The response body as the history keeps it, when it differs from the one sent (the echo's, redacted). */
-    recordedBody?: string | undefined;
+    /**
+     * The response body as the history keeps it, when it differs from `answer.body`: the echo's,
+     * redacted, or what a streamed answer sent (its first bytes).
+     */
+    recordedBody?: string | Buffer | undefined;
+    /** The recorded body is only the start of what was sent. */
+    recordedTruncated?: boolean;
   },
 ): NewHistoryEntry {
   const req = cut(c.rawBody, info.captureLimit);
@@ -60,7 +65,7 @@ export function historyEntry(
       requestBodyTruncated: req.truncated,
       responseHeaders: redactHeaders(answer.headers, redact) as Record<string, string | string[]>,
       responseBody: res.text,
-      responseBodyTruncated: res.truncated,
+      responseBodyTruncated: res.truncated || info.recordedTruncated === true,
       files: c.files.map((f) => ({
         name: f.name,
         fileName: f.fileName,

@@ -10,9 +10,11 @@
  * while an endpoint must see every request as it was sent. The body is read here, off the raw socket,
  * with the limit counted on the wire.
  */
+import { pipeline } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import {
+  BodyTap,
   captureRequest,
   drainAndClose,
   mayHaveBody,
@@ -26,7 +28,7 @@ import {
 import type { EndpointRecord } from '../store/index.js';
 import { endpointTarget } from './dispatch.js';
 import { BUILT_IN_SETTINGS, endpointNameProblem } from './names.js';
-import { runSteps, type EndpointPipeline } from './pipeline.js';
+import { runSteps, type EndpointPipeline, type Outcome } from './pipeline.js';
 import { historyEntry, sensitiveHeaders } from './record.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -88,19 +90,25 @@ export async function endpointRoutes(
     if (pipeline.finish) outcome = pipeline.finish(exchange, outcome);
     // A fresh header object: a step may answer with a shared one.
     if (extra) outcome.answer = { ...outcome.answer, headers: { ...outcome.answer.headers, ...extra } };
-    ctx.history.record(
-      historyEntry(name, captured, outcome.answer, {
-        behavior: outcome.behavior,
-        ruleId: outcome.ruleId,
-        problems: outcome.problems,
-        responseName: outcome.responseName,
-        recordedBody: outcome.recordedBody,
-        redact: sensitive,
-        captureLimit: ctx.config.captureLimit,
-        now: ctx.now(),
-      }),
-    );
-    return sendAnswer(reply, outcome.answer);
+    const record = (recorded: Pick<Outcome, 'problems' | 'recordedBody'>, truncated = false): void =>
+      ctx.history.record(
+        historyEntry(name, captured, outcome.answer, {
+          behavior: outcome.behavior,
+          ruleId: outcome.ruleId,
+          problems: recorded.problems,
+          responseName: outcome.responseName,
+          recordedBody: recorded.recordedBody,
+          recordedTruncated: truncated,
+          redact: sensitive,
+          captureLimit: ctx.config.captureLimit,
+          now: ctx.now(),
+        }),
+      );
+    if (!outcome.answer.stream) {
+      record(outcome);
+      return sendAnswer(reply, outcome.answer);
+    }
+    return sendStreamed(reply, outcome, ctx.config.captureLimit, record);
   };
 
   const unreachable = (): never => {
@@ -108,6 +116,34 @@ export async function endpointRoutes(
   };
   for (const url of ['/e/:name', '/e/:name/*'])
     app.route({ method: app.supportedMethods, url, onRequest: lifecycle, handler: unreachable });
+}
+
+/**
+ * Sends a streamed answer as it arrives and records it once it has ended (or failed: a stream cut
+ * mid-way is recorded with what went through and a problem saying so).
+ */
+function sendStreamed(
+  reply: FastifyReply,
+  outcome: Outcome,
+  captureLimit: number,
+  record: (recorded: Pick<Outcome, 'problems' | 'recordedBody'>, truncated: boolean) => void,
+): FastifyReply {
+  const tap = new BodyTap(captureLimit);
+  pipeline(outcome.answer.stream!, tap, (err) => {
+    const { body, truncated } = tap.captured();
+    const problems = [...(outcome.problems ?? [])];
+    if (err) problems.push(`The answer was cut after ${tap.length} bytes: ${err.message}`);
+    record({ problems, recordedBody: body }, truncated);
+  });
+  void reply
+    .code(outcome.answer.status)
+    .headers(outcome.answer.headers as Record<string, string | string[]>)
+    .send(tap);
+  // Fastify sets a stream's headers and leaves them until its first chunk; the status and headers are
+  // known now (an upstream's first byte may take seconds). With no onSend hook in this scope, send()
+  // has set them synchronously: they go at once.
+  if (!reply.raw.headersSent) reply.raw.flushHeaders();
+  return reply;
 }
 
 async function userEndpoint(

@@ -5,6 +5,7 @@
  * through Fastify, or by `writeAnswer` on a raw response where Fastify is not involved.
  */
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { errorBody, type ErrorCode } from '../errors.js';
 
@@ -16,7 +17,13 @@ export type AnswerHeaders = Record<string, HeaderValue>;
 export interface Answer {
   status: number;
   headers: AnswerHeaders;
+  /** The body; with `stream` set, what was known before streaming (usually empty). */
   body: string | Buffer;
+  /**
+   * A body that arrives while it is sent (a proxied upstream, a tunnelled local service). The
+   * endpoint lifecycle sends it as it comes and records its first CAPTURE_LIMIT bytes once it ends.
+   */
+  stream?: Readable;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -35,3 +35,4 @@ export { redactHeaders, redactValue, REDACTED, SENSITIVE_HEADERS } from './redac
 export { frameworkErrors, installErrorHandlers } from './error-handler.js';
 export { fileUploadParser, FileUpload, type FileUploadOptions } from './file-upload.js';
 export { installJsonBodyParser, DOCUMENT_MAX_DEPTH } from './json-body.js';
+export { BodyTap } from './body-tap.js';

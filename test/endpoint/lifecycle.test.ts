@@ -5,7 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import Fastify from 'fastify';
+import { until } from '../helpers/until.js';
 import { startApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/raw.js';
 import { endpointRoutes, rewriteUrlFor, type Step } from '../../src/endpoint/index.js';
@@ -114,6 +116,65 @@ test('steps see the request headers as sent, an unparsable Content-Type included
     });
     assert.equal(res.status, 200);
     assert.deepEqual(h.seen, ['default:;;;']);
+  } finally {
+    await h.stop();
+  }
+});
+
+test('a streamed answer reaches the client as it comes and is recorded once it ends, cut at the capture limit', async () => {
+  let push: ((chunk: string | null) => void) | undefined;
+  const h = await harness([
+    () => {
+      const stream = new Readable({ read() {} });
+      push = (c) => void stream.push(c);
+      return { behavior: 'proxy', answer: { status: 207, headers: { 'x-up': 'yes' }, body: '', stream } };
+    },
+  ]);
+  try {
+    const res = await fetch(`http://127.0.0.1:${h.port}/e/probe/streamed`);
+    assert.equal(res.status, 207);
+    assert.equal(res.headers.get('x-up'), 'yes');
+    const reader = res.body!.getReader();
+    push!('first part, ');
+    // The first part arrives before the stream has ended.
+    assert.equal(new TextDecoder().decode((await reader.read()).value), 'first part, ');
+    push!('x'.repeat(2 * 1024 * 1024));
+    push!(null);
+    let rest = 0;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += r.value.length;
+    assert.equal(rest, 2 * 1024 * 1024);
+    await h.app.ctx.history.flush();
+    const [entry] = (await h.app.ctx.store.listHistory('probe', {}, 1)).data;
+    assert.equal(entry?.behavior, 'proxy');
+    assert.equal(entry?.status, 207);
+    assert.equal(entry?.responseBodyTruncated, true);
+    assert.equal(entry?.responseBody.length, h.app.ctx.config.captureLimit);
+    assert.ok(entry?.responseBody.startsWith('first part, xxx'));
+  } finally {
+    await h.stop();
+  }
+});
+
+test('a streamed answer cut mid-way is recorded with what went through and a problem saying so', async () => {
+  const h = await harness([
+    () => {
+      const stream = new Readable({ read() {} });
+      stream.push('half an answer');
+      setTimeout(() => stream.destroy(new Error('tunnel closed')), 50);
+      return { behavior: 'tunnel', answer: { status: 200, headers: {}, body: '', stream } };
+    },
+  ]);
+  try {
+    const res = await fetch(`http://127.0.0.1:${h.port}/e/probe/cut`);
+    assert.equal(res.status, 200);
+    await assert.rejects(res.text(), 'the client sees the answer end abruptly, not a whole body');
+    await until(async () => {
+      await h.app.ctx.history.flush();
+      return (await h.app.ctx.store.countHistory('probe', {})) === 1;
+    }, 2000);
+    const [entry] = (await h.app.ctx.store.listHistory('probe', {}, 1)).data;
+    assert.equal(entry?.responseBody, 'half an answer');
+    assert.match(entry?.problems[0] ?? '', /cut after 14 bytes: tunnel closed/);
   } finally {
     await h.stop();
   }
