@@ -19,7 +19,16 @@ let files = collect('test').sort();
 if (filter.length > 0) files = files.filter((f) => filter.some((x) => f.includes(x)));
 const res = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  // A test that hangs fails its file after five minutes, instead of holding the whole run (and CI).
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=300000',
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(res.status ?? 1);
