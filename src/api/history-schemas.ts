@@ -20,6 +20,12 @@ export const BEHAVIORS: readonly Behavior[] = [
   'rejected',
 ];
 
+/**
+ * Behaviours of the hosted service that Mockingbird does not have (yet): its scripts filter by them,
+ * so they are accepted as filters (SPEC §4) and match nothing.
+ */
+export const HOSTED_ONLY_BEHAVIORS = ['grpc', 'wsdl', 'graphql'] as const;
+
 /** Longest text filter (path, bodies): bounds the work one filter can ask of the database. */
 export const MAX_FILTER_TEXT = 1000;
 
@@ -59,7 +65,12 @@ export const filterProperties = {
     text('Substring of the path (query string included), or a regular expression written `/…/`.'),
   ),
   status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: 'Response status.' })),
-  behavior: Type.Optional(StringEnum(BEHAVIORS, { description: 'What answered the request.' })),
+  behavior: Type.Optional(
+    StringEnum([...BEHAVIORS, ...HOSTED_ONLY_BEHAVIORS], {
+      description:
+        "What answered the request (`grpc`, `wsdl`, `graphql`: the hosted service's, matching nothing).",
+    }),
+  ),
   ruleMatched: Type.Optional(
     Type.Boolean({ description: '`true`: a rule answered; `false`: the fallback chain did.' }),
   ),
