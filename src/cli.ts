@@ -203,10 +203,12 @@ async function tunnel(argv: string[]): Promise<void> {
     out: (line) => process.stdout.write(line + '\n'),
     err: (line) => process.stderr.write(line + '\n'),
   });
-  const stop = (): void => void handle.stop();
+  // A signal closes the WebSocket properly before exiting 0; a refusal exits 1 at once.
+  const stop = (): void => void handle.stop().then((code) => process.exit(code));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  process.exit(await handle.done);
+  const code = await handle.done;
+  if (code !== 0) process.exit(code);
 }
 
 async function main(): Promise<void> {

@@ -160,6 +160,12 @@ describe('mockingbird tunnel against a local service', () => {
     assert.match(await res.text(), /has nothing configured for GET \/x/);
   });
 
+  it('a key the server refuses ends the client with exit code 1 and the reason', async () => {
+    const bad = startTunnelCli(server.port, 'tunnelled', target.port, 'mb_not_a_key_0123456789abcdefghijkl');
+    assert.equal(await bad.exited, 1);
+    assert.match(bad.stderr(), /tunnel refused by .*: 401 The API key is not valid\./);
+  });
+
   it('a refused local port is 502 "Failed to connect to host (refused)"', async () => {
     await tunnelEndpoint(server.port, 'refusing');
     const refusing = startTunnelCli(server.port, 'refusing', await closedPort());

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import http from 'node:http';
 import { WebSocket } from 'ws';
 import { adminAuth, startApp, type TestApp } from '../helpers/app.js';
 import { call, createEndpoint, scopedKey } from '../api/api-helpers.js';
@@ -197,4 +198,35 @@ test('the server closes promptly with a tunnel connected; the client is told 100
   await app.stop();
   assert.ok(Date.now() - started < 3000);
   assert.equal(((await closed) as [number])[0], 1001);
+});
+
+test('a response body the HTTP client does not read is paused, and resumed once it reads', async (t) => {
+  const app = await tunnelApp(t);
+  const { ws, frames } = await connected(app);
+  const types = (): string[] =>
+    frames.map((f) => (Buffer.isBuffer(f) ? 'body' : (f as { type: string }).type));
+  const res = await new Promise<http.IncomingMessage>((resolve) => {
+    http.get(`http://127.0.0.1:${app.port}/e/shop/big`, resolve);
+    void until(() => types().includes('end')).then(() => {
+      ws.send(JSON.stringify({ type: 'response', id: 1, status: 200, headers: [] }));
+    });
+  });
+  res.pause();
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  const frame = Buffer.concat([Buffer.from([0, 0, 0, 1]), chunk]);
+  let sent = 0;
+  while (!types().includes('pause') && sent < 64 * 1024 * 1024) {
+    ws.send(frame);
+    sent += chunk.length;
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.ok(types().includes('pause'), `no pause after ${sent} bytes`);
+  let received = 0;
+  res.on('data', (c: Buffer) => (received += c.length));
+  const ended = once(res, 'end');
+  res.resume();
+  await until(() => types().includes('resume'), 5000, 'no resume');
+  ws.send(JSON.stringify({ type: 'end', id: 1 }));
+  await ended;
+  assert.equal(received, sent);
 });
