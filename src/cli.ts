@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `mockingbird` command: `serve` (default), `keys create`, `--help`, `--version`.
+ * The `mockingbird` command: `serve` (default), `keys create`, `tunnel`, `--help`, `--version`.
  * A bad setting stops the start with one line on stderr and exit code 2.
  */
 import { readFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { buildApp } from './server.js';
 import { openStore } from './store/index.js';
 import { createKey } from './api/index.js';
 import { ECHO_ENDPOINT, endpointNameProblem } from './endpoint/index.js';
+import { runTunnel } from './tunnel/index.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -17,15 +18,24 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 
 const USAGE = `Usage: mockingbird [serve] [options]
        mockingbird keys create [--endpoint NAME] [options]
+       mockingbird tunnel --endpoint NAME --port PORT [--host HOST] [--server URL] [--api-key KEY]
 
 Commands:
   serve         start the service (default)
   keys create   create an API key (admin, or scoped to one endpoint with --endpoint) and print it once
+  tunnel        forward the endpoint's requests that no rule answers to a local service (see below)
 
 Options (each also read from the environment variable shown):
 ${SETTINGS.map((s) => `  --${s.flag.padEnd(24)} ${s.env.padEnd(24)} ${s.help}`).join('\n')}
   --help, -h                 show this help
   --version, -v              show the version
+
+Options of tunnel:
+  --endpoint NAME            the endpoint whose requests come through
+  --port PORT                port of the local service
+  --host HOST                host of the local service (default 127.0.0.1)
+  --server URL               the Mockingbird server (MOCKINGBIRD_URL, default http://localhost:8080)
+  --api-key KEY              an API key allowed on the endpoint (MOCKINGBIRD_API_KEY)
 `;
 
 function fail(message: string): never {
@@ -145,7 +155,64 @@ async function keysCreate(cfg: Config, endpoint: string | undefined): Promise<vo
   }
 }
 
+/** `mockingbird tunnel`: runs until SIGINT/SIGTERM (exit 0) or a refusal no retry can fix (exit 1). */
+async function tunnel(argv: string[]): Promise<void> {
+  let v: Record<string, string | boolean | undefined>;
+  try {
+    v = parseArgs({
+      args: argv,
+      options: {
+        endpoint: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        server: { type: 'string' },
+        'api-key': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    fail(`${err instanceof Error ? err.message : String(err)} (see mockingbird --help)`);
+  }
+  if (v['help'] === true) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const endpoint = v['endpoint'];
+  if (typeof endpoint !== 'string') fail('tunnel needs --endpoint NAME');
+  const problem = endpointNameProblem(endpoint);
+  if (problem) fail(`--endpoint: ${problem}`);
+  const rawPort = v['port'];
+  if (typeof rawPort !== 'string' || !/^\d+$/.test(rawPort) || Number(rawPort) < 1 || Number(rawPort) > 65535)
+    fail("tunnel needs --port with the local service's port (1 to 65535)");
+  const server =
+    (v['server'] as string | undefined) ?? process.env['MOCKINGBIRD_URL'] ?? 'http://localhost:8080';
+  try {
+    if (!/^https?:$/.test(new URL(server).protocol)) throw new Error();
+  } catch {
+    fail(`--server must be an http:// or https:// URL, got "${server}"`);
+  }
+  const apiKey = (v['api-key'] as string | undefined) ?? process.env['MOCKINGBIRD_API_KEY'];
+  if (!apiKey) fail('tunnel needs an API key allowed on the endpoint: --api-key KEY or MOCKINGBIRD_API_KEY');
+  const handle = runTunnel({
+    server,
+    endpoint,
+    apiKey,
+    targetHost: (v['host'] as string | undefined) ?? '127.0.0.1',
+    targetPort: Number(rawPort),
+    out: (line) => process.stdout.write(line + '\n'),
+    err: (line) => process.stderr.write(line + '\n'),
+  });
+  // A signal closes the WebSocket properly before exiting 0; a refusal exits 1 at once.
+  const stop = (): void => void handle.stop().then((code) => process.exit(code));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const code = await handle.done;
+  if (code !== 0) process.exit(code);
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'tunnel') return tunnel(process.argv.slice(3));
   const args = parse(process.argv.slice(2));
   if (args.version) {
     process.stdout.write(`${pkg.version}\n`);

@@ -60,6 +60,14 @@ export interface Config {
   /** SQLite: ms an API write waits for a lock another connection holds before 503 store_unavailable. */
   storeBusyTimeout: number;
   totpRetentionDays: number;
+  /** Local tunnel: ms the local service has to start answering (status and headers) before 504. */
+  tunnelTimeout: number;
+  /** Local tunnel: requests one connected client is answering at once; past it the next client, else 503. */
+  tunnelMaxConcurrent: number;
+  /** Local tunnel: clients connected to one endpoint at once; one more is refused (409). */
+  tunnelMaxClients: number;
+  /** Local tunnel: ms between pings; a client that has not answered the previous one is dropped. */
+  tunnelPingInterval: number;
   plansFile: string | undefined;
   defaultPlan: string;
 }
@@ -421,6 +429,38 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'days an unused TOTP secret is kept',
     default: 90,
     parse: int(1, 3650),
+  },
+  {
+    key: 'tunnelTimeout',
+    env: 'TUNNEL_TIMEOUT',
+    flag: 'tunnel-timeout',
+    help: 'ms a tunnelled local service has to start answering before 504',
+    default: 60_000,
+    parse: int(100, 3_600_000),
+  },
+  {
+    key: 'tunnelMaxConcurrent',
+    env: 'TUNNEL_MAX_CONCURRENT',
+    flag: 'tunnel-max-concurrent',
+    help: 'requests one tunnel client answers at once (more go to another client, else 503)',
+    default: 100,
+    parse: int(1, 10_000),
+  },
+  {
+    key: 'tunnelMaxClients',
+    env: 'TUNNEL_MAX_CLIENTS',
+    flag: 'tunnel-max-clients',
+    help: 'tunnel clients connected to one endpoint at once (one more is refused with 409)',
+    default: 10,
+    parse: int(1, 1000),
+  },
+  {
+    key: 'tunnelPingInterval',
+    env: 'TUNNEL_PING_INTERVAL',
+    flag: 'tunnel-ping-interval',
+    help: 'ms between pings to tunnel clients; one that misses a pong is dropped',
+    default: 15_000,
+    parse: int(100, 600_000),
   },
   {
     key: 'plansFile',

@@ -5,6 +5,7 @@ import type { HistoryWriter, Store } from './store/index.js';
 import type { RateLimiter } from './http/index.js';
 import type { EventBus } from './events/index.js';
 import type { EndpointCache } from './endpoint/index.js';
+import type { TunnelHub } from './tunnel/index.js';
 
 export interface AppContext {
   config: Config;
@@ -15,6 +16,8 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** The endpoints the request path reads, invalidated by the API when they change. */
   endpoints: EndpointCache;
+  /** Connected local-tunnel clients, by endpoint. */
+  tunnels: TunnelHub;
   /** The clock, injectable for tests. */
   now: () => number;
 }

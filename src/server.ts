@@ -14,6 +14,7 @@ import {
   capConnectionsPerIp,
   serverTimeoutOptions,
   refuseConnect,
+  routeUpgrades,
   clientErrorHandler,
   frameworkErrors,
   installErrorHandlers,
@@ -29,6 +30,7 @@ import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes } from './totp/index.js';
 import { apiRoutes, ensureAdminKey, publishRequestEvents } from './api/index.js';
 import { startBackgroundJobs } from './background.js';
+import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -91,6 +93,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     events,
     log,
     endpoints: new EndpointCache(store),
+    tunnels: new TunnelHub({
+      timeoutMs: config.tunnelTimeout,
+      maxConcurrent: config.tunnelMaxConcurrent,
+      maxClients: config.tunnelMaxClients,
+      pingIntervalMs: config.tunnelPingInterval,
+      events,
+      log,
+    }),
     now: opts.now ?? Date.now,
   };
   publishRequestEvents(ctx);
@@ -108,6 +118,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // `Expect: 100-continue` with a declared body over the limit: 413 at once.
   answerExpectContinue(fastify.server, config.bodyLimit);
   refuseConnect(fastify.server);
+  // A WebSocket upgrade (the local tunnel's) is routed like any request, through the API's hooks.
+  routeUpgrades(fastify.server, (req, res) => fastify.routing(req, res), isTunnelUpgrade);
   capConnectionsPerIp(fastify.server, config.maxConnectionsPerIp);
   const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user: mockPipeline(ctx) };
   await fastify.register(async (scope) => endpointRoutes(scope, ctx, routing));
@@ -133,11 +145,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         log.warn({ ms: config.shutdownTimeout }, 'shutdown deadline reached; closing open connections');
         fastify.server.closeAllConnections();
       }, config.shutdownTimeout);
+      // The server's close waits for the tunnels' sockets: they close once their requests are answered.
+      const tunnelsClosed = ctx.tunnels.close(config.shutdownTimeout);
       try {
         await fastify.close();
       } finally {
         clearTimeout(deadline);
       }
+      await tunnelsClosed;
       await jobs.stop();
       await fileWatch?.stop();
       const historyLost = await history.close();

@@ -15,6 +15,7 @@ import { blobsApi } from './blobs.js';
 import { keysRoutesApi } from './keys-routes.js';
 import { historyApi } from './history.js';
 import { eventsApi } from './events.js';
+import { tunnelApi } from './tunnel.js';
 
 export { authenticate, requireAdmin, requireEndpointAccess, type Principal } from './auth.js';
 export { createKey, ensureAdminKey, findKey, hashKey } from './keys.js';
@@ -57,4 +58,5 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   await app.register(async (s) => keysRoutesApi(s, ctx));
   await app.register(async (s) => historyApi(s, ctx));
   await app.register(async (s) => eventsApi(s, ctx));
+  await app.register(async (s) => tunnelApi(s, ctx));
 }

@@ -30,6 +30,7 @@ export { corsHeaders, isPreflight, preflightHeaders, OPEN_ORIGIN, type CorsPolic
 export { rateLimitedAnswer, rateLimitedError, tooLargeAnswer } from './refusals.js';
 export { answerExpectContinue } from './expect-continue.js';
 export { refuseConnect } from './connect.js';
+export { routeUpgrades, upgradeOf, type Upgrade } from './upgrade.js';
 export { capConnectionsPerIp, serverTimeoutOptions, type ServerTimeouts } from './connections.js';
 export { redactHeaders, redactValue, REDACTED, SENSITIVE_HEADERS } from './redact.js';
 export { frameworkErrors, installErrorHandlers } from './error-handler.js';

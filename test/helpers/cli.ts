@@ -60,16 +60,17 @@ export interface Served {
   exited: Promise<number | null>;
 }
 
-/** Starts `mockingbird serve` on port 0 and waits for its listening line. */
+/** Starts `mockingbird serve` on port 0 (or `port`) and waits for its listening line. */
 export function serveCli(
   env: Record<string, string>,
   timeoutMs = 20_000,
   logLevel = 'warn',
+  port = 0,
 ): Promise<Served> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', CLI, 'serve', '--port', '0', '--log-level', logLevel],
+      ['--import', 'tsx', CLI, 'serve', '--port', String(port), '--log-level', logLevel],
       {
         env: childEnv(env),
       },
