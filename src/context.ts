@@ -5,6 +5,7 @@ import type { HistoryWriter, Store } from './store/index.js';
 import type { RateLimiter } from './http/index.js';
 import type { EventBus } from './events/index.js';
 import type { EndpointCache } from './endpoint/index.js';
+import type { OutboundClient } from './outbound/index.js';
 
 export interface AppContext {
   config: Config;
@@ -15,6 +16,8 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** The endpoints the request path reads, invalidated by the API when they change. */
   endpoints: EndpointCache;
+  /** The one outbound HTTP client and its SSRF guard (proxy, callouts). */
+  outbound: OutboundClient;
   /** The clock, injectable for tests. */
   now: () => number;
 }

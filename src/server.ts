@@ -29,6 +29,7 @@ import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes } from './totp/index.js';
 import { apiRoutes, ensureAdminKey, publishRequestEvents } from './api/index.js';
 import { startBackgroundJobs } from './background.js';
+import { OutboundClient } from './outbound/index.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -91,6 +92,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     events,
     log,
     endpoints: new EndpointCache(store),
+    outbound: new OutboundClient({
+      allow: config.proxyAllow,
+      deny: config.proxyDeny,
+      timeout: config.proxyTimeout,
+    }),
     now: opts.now ?? Date.now,
   };
   publishRequestEvents(ctx);
@@ -139,6 +145,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         clearTimeout(deadline);
       }
       await jobs.stop();
+      await ctx.outbound.close();
       await fileWatch?.stop();
       const historyLost = await history.close();
       log.info(history.stats(), 'history writer stopped');
