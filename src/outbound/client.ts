@@ -70,7 +70,7 @@ function describe(err: unknown): string {
   if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return 'the host name does not resolve';
   if (e.code === 'UND_ERR_HEADERS_OVERFLOW')
     return `its response headers are over ${UPSTREAM_MAX_HEADER_BYTES} bytes`;
-  if (typeof e.code === 'string' && /CERT|SSL|TLS|SELF_SIGNED/.test(e.code))
+  if (typeof e.code === 'string' && /CERT|SSL|TLS|SELF_SIGNED|VERIFY/.test(e.code))
     return `TLS failed (${e.code}); the endpoint may set proxy.ignoreSSLErrors`;
   return e.code ?? 'the request failed';
 }
