@@ -116,3 +116,30 @@ test('a name is checked after it is resolved: localhost under a loopback denial 
     await client.close();
   }
 });
+
+test('no DNS rebinding: the connection goes to the address the guard checked, with no second lookup', async () => {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => res.end(`host=${req.headers.host}`));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const checked: string[] = [];
+  // A name no resolver knows: only the guard's answer can lead the connection anywhere.
+  class Pinned extends OutboundClient {
+    override resolve(hostname: string): Promise<string> {
+      checked.push(hostname);
+      return Promise.resolve('127.0.0.1');
+    }
+  }
+  const client = new Pinned({ timeout: 2000 });
+  try {
+    const res = await client.request({ url: `http://rebind.invalid:${port}/`, method: 'GET', headers: {} });
+    const chunks: Buffer[] = [];
+    for await (const c of res.body) chunks.push(c as Buffer);
+    assert.equal(Buffer.concat(chunks).toString(), `host=rebind.invalid:${port}`);
+    assert.deepEqual(checked, ['rebind.invalid']);
+  } finally {
+    await client.close();
+    server.closeAllConnections();
+    server.close();
+  }
+});
