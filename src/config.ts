@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseCidr } from './outbound/index.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -49,6 +50,12 @@ export interface Config {
   blobLimit: number;
   /** Where the faker image helpers point (`<host>/640/480/<category>`). */
   imageHost: string;
+  /** Ms an upstream (proxy target) has to connect and send its headers, and the longest pause in its body. */
+  proxyTimeout: number;
+  /** CIDR ranges a proxy target may be in although the built-in list denies them. */
+  proxyAllow: string[];
+  /** CIDR ranges a proxy target may not be in, besides the built-in list. */
+  proxyDeny: string[];
   historyRetentionDays: number;
   historyMaxEntries: number;
   /** Bytes of history (bodies, headers, files) kept per endpoint; the oldest entries go past it. */
@@ -139,6 +146,24 @@ const file: Parser<string | undefined> = (raw, name) => {
     throw new ConfigError(`${name} names a file that cannot be read: ${raw}`);
   }
   return raw;
+};
+
+/** A comma-separated list of CIDR ranges (or single addresses). */
+const cidrList: Parser<string[]> = (raw, name) => {
+  const ranges = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const r of ranges) {
+    try {
+      parseCidr(r);
+    } catch (err) {
+      throw new ConfigError(
+        `${name} must list CIDR ranges such as 10.0.0.0/8 or fd00::/8: ${(err as Error).message}`,
+      );
+    }
+  }
+  return ranges;
 };
 
 const MB = 1024 * 1024;
@@ -373,6 +398,30 @@ export const SETTINGS: Setting<keyof Config>[] = [
       if (v === undefined) throw new ConfigError(`${name} must be an http:// or https:// URL`);
       return v.replace(/\/+$/, '');
     },
+  },
+  {
+    key: 'proxyTimeout',
+    env: 'PROXY_TIMEOUT',
+    flag: 'proxy-timeout',
+    help: 'ms a proxy target has to connect and answer with headers (else 504), and the longest pause in its body',
+    default: 30_000,
+    parse: int(100, 3_600_000),
+  },
+  {
+    key: 'proxyAllow',
+    env: 'PROXY_ALLOW',
+    flag: 'proxy-allow',
+    help: 'CIDR ranges proxy targets may use although denied by default (e.g. 169.254.0.0/16), comma-separated',
+    default: [],
+    parse: cidrList,
+  },
+  {
+    key: 'proxyDeny',
+    env: 'PROXY_DENY',
+    flag: 'proxy-deny',
+    help: 'CIDR ranges proxy targets may not use (e.g. 127.0.0.0/8,10.0.0.0/8), comma-separated',
+    default: [],
+    parse: cidrList,
   },
   {
     key: 'historyRetentionDays',

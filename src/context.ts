@@ -6,6 +6,7 @@ import type { RateLimiter } from './http/index.js';
 import type { EventBus } from './events/index.js';
 import type { EndpointCache } from './endpoint/index.js';
 import type { TunnelHub } from './tunnel/index.js';
+import type { OutboundClient } from './outbound/index.js';
 
 export interface AppContext {
   config: Config;
@@ -18,6 +19,8 @@ export interface AppContext {
   endpoints: EndpointCache;
   /** Connected local-tunnel clients, by endpoint. */
   tunnels: TunnelHub;
+  /** The one outbound HTTP client and its SSRF guard (proxy, callouts). */
+  outbound: OutboundClient;
   /** The clock, injectable for tests. */
   now: () => number;
 }

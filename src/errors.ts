@@ -23,8 +23,13 @@ export const ERRORS = {
   quota_exceeded: { status: 429, message: "The endpoint's daily request quota is used up." },
   internal_error: { status: 500, message: 'An internal error occurred.' },
   bad_gateway: { status: 502, message: 'The upstream server could not be reached.' },
+  target_refused: { status: 502, message: 'The upstream address is not allowed.' },
   store_unavailable: { status: 503, message: 'The database is busy or unreachable; retry shortly.' },
   gateway_timeout: { status: 504, message: 'The upstream server did not answer in time.' },
+  loop_detected: {
+    status: 508,
+    message: 'The request came back to this server: the proxy target leads here.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -31,6 +31,7 @@ import { totpRoutes } from './totp/index.js';
 import { apiRoutes, ensureAdminKey, publishRequestEvents } from './api/index.js';
 import { startBackgroundJobs } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
+import { OutboundClient } from './outbound/index.js';
 
 export interface App {
   fastify: FastifyInstance;
@@ -101,6 +102,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       events,
       log,
     }),
+    outbound: new OutboundClient({
+      allow: config.proxyAllow,
+      deny: config.proxyDeny,
+      timeout: config.proxyTimeout,
+    }),
     now: opts.now ?? Date.now,
   };
   publishRequestEvents(ctx);
@@ -154,6 +160,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       }
       await tunnelsClosed;
       await jobs.stop();
+      await ctx.outbound.close();
       await fileWatch?.stop();
       const historyLost = await history.close();
       log.info(history.stats(), 'history writer stopped');

@@ -20,6 +20,7 @@ import {
   type SettingsPatch as SettingsPatchT,
 } from '../mock/index.js';
 import { planNameOf, planOf, plansFor } from '../plans.js';
+import { targetProblem } from '../outbound/index.js';
 import { detail, validationError } from '../schema/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { requireAdmin } from './auth.js';
@@ -198,6 +199,10 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
             detail('/plan', `Unknown plan; known plans: ${Object.keys(plans).join(', ')}`, patch.plan),
           ]);
       }
+      const target = patch.proxy?.targetUrl;
+      const targetIssue = typeof target === 'string' ? targetProblem(target) : undefined;
+      if (targetIssue !== undefined)
+        throw validationError([detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, target)]);
       const stored = mergeSettings(ep.settings, patch);
       const updated: EndpointRecord = { ...ep, settings: stored };
       const settings = effectiveSettings(stored, planNameOf(ctx.config, updated));

@@ -14,6 +14,7 @@ import { rulesApi } from './rules.js';
 import { blobsApi } from './blobs.js';
 import { keysRoutesApi } from './keys-routes.js';
 import { historyApi } from './history.js';
+import { recordingApi } from './recording.js';
 import { eventsApi } from './events.js';
 import { tunnelApi } from './tunnel.js';
 
@@ -57,6 +58,7 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   await app.register(async (s) => blobsApi(s, ctx));
   await app.register(async (s) => keysRoutesApi(s, ctx));
   await app.register(async (s) => historyApi(s, ctx));
+  await app.register(async (s) => recordingApi(s, ctx));
   await app.register(async (s) => eventsApi(s, ctx));
   await app.register(async (s) => tunnelApi(s, ctx));
 }

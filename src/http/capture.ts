@@ -25,6 +25,8 @@ export interface CapturedRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** Lower-cased names of headers sent more than once, in order of first appearance. */
   readonly duplicateHeaders: readonly string[];
+  /** Names and values as sent, alternating (Node's rawHeaders): what a proxy forwards, repeats kept. */
+  readonly rawHeaders: readonly string[];
   /** `{}` when there is no query; a repeated key maps to an array. Null prototype. */
   readonly query: Readonly<Record<string, string | string[]>>;
   readonly contentType: string | undefined;
@@ -136,6 +138,7 @@ export async function captureRequest(
     ip: clientIp(req, req.headers, options.trustProxy),
     headers,
     duplicateHeaders: duplicates,
+    rawHeaders: req.rawHeaders,
     query: parseQuery(path),
     contentType,
     rawBody,

@@ -37,3 +37,4 @@ export { frameworkErrors, installErrorHandlers } from './error-handler.js';
 export { fileUploadParser, FileUpload, type FileUploadOptions } from './file-upload.js';
 export { installJsonBodyParser, DOCUMENT_MAX_DEPTH } from './json-body.js';
 export { BodyTap } from './body-tap.js';
+export { HOP_BY_HOP, hopByHopNames, withoutHopByHop } from './hop-by-hop.js';

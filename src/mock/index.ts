@@ -23,3 +23,4 @@ export { defaultSettings, effectiveSettings, mergeSettings, Settings, SettingsPa
 export { compileRules, type CompiledRules, type RuleMatch } from './matcher.js';
 export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
+export { appendRecordedRule, recordedRule, type RecordedExchange } from './recording.js';

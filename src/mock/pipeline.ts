@@ -13,6 +13,7 @@ import { settingsOf } from './endpoint-settings.js';
 import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
 import { rulesStep } from './rules-step.js';
 import { tunnelStep } from '../tunnel/index.js';
+import { proxyStep } from './proxy-step.js';
 
 type DefaultResponseSetting = NonNullable<Settings['defaultResponse']>;
 
@@ -87,6 +88,7 @@ export function mockPipeline(ctx: AppContext): EndpointPipeline {
       quotaStep(ctx),
       rulesStep(ctx),
       tunnelStep(ctx),
+      proxyStep(ctx),
       defaultStep,
     ],
     finish: (x, o) => withCors(settings(x), x, o),

@@ -26,6 +26,11 @@ export const SettingsPatch = Type.Object(
             Nullable(Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://' })),
           ),
           ignoreSSLErrors: Type.Optional(Type.Boolean()),
+          record: Type.Optional(
+            Type.Boolean({
+              description: 'turn each proxied exchange whose method and path have no rule yet into a rule',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -84,7 +89,11 @@ export const SettingsPatch = Type.Object(
 /** The settings as a GET shows them: every field, defaults filled in. */
 export const Settings = Type.Object(
   {
-    proxy: Type.Object({ targetUrl: Nullable(Type.String()), ignoreSSLErrors: Type.Boolean() }),
+    proxy: Type.Object({
+      targetUrl: Nullable(Type.String()),
+      ignoreSSLErrors: Type.Boolean(),
+      record: Type.Boolean(),
+    }),
     localTunnel: Type.Boolean(),
     cors: Type.Object({ origins: Type.Array(Type.String()) }),
     rateLimit: Type.Object({
@@ -110,7 +119,7 @@ const NESTED = ['proxy', 'cors', 'rateLimit', 'security', 'defaultResponse', 'ru
 /** The defaults of every setting but the plan, which comes from the configuration. */
 export function defaultSettings(plan: string): Settings {
   return {
-    proxy: { targetUrl: null, ignoreSSLErrors: false },
+    proxy: { targetUrl: null, ignoreSSLErrors: false, record: false },
     localTunnel: false,
     cors: { origins: [] },
     rateLimit: { enabled: false, rate: 100, period: 'Minute' },

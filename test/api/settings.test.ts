@@ -18,7 +18,7 @@ void test('GET settings shows every field with its default', async () => {
   const r = await call(app, 'GET', '/endpoints/fresh/settings');
   assert.equal(r.status, 200);
   assert.deepEqual(r.body, {
-    proxy: { targetUrl: null, ignoreSSLErrors: false },
+    proxy: { targetUrl: null, ignoreSSLErrors: false, record: false },
     localTunnel: false,
     cors: { origins: [] },
     rateLimit: { enabled: false, rate: 100, period: 'Minute' },
@@ -48,7 +48,11 @@ void test('PATCH merges: nested objects field by field, other settings untouched
   assert.deepEqual(r.body.rateLimit, { enabled: true, rate: 5, period: 'Second' });
   assert.deepEqual(r.body.cors, { origins: ['https://app.example.com'] });
   assert.equal(r.body.locale, 'de_AT');
-  assert.deepEqual(r.body.proxy, { targetUrl: 'http://127.0.0.1:9/api', ignoreSSLErrors: false });
+  assert.deepEqual(r.body.proxy, {
+    targetUrl: 'http://127.0.0.1:9/api',
+    ignoreSSLErrors: false,
+    record: false,
+  });
   const again = await call(app, 'GET', '/endpoints/conf/settings');
   assert.deepEqual(again.body, r.body);
   r = await call(app, 'PATCH', '/endpoints/conf/settings', { proxy: { targetUrl: null } });

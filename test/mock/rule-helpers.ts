@@ -23,6 +23,7 @@ export async function req(
     ip: '127.0.0.1',
     headers,
     duplicateHeaders: [],
+    rawHeaders: [],
     query: parseQuery(path),
     contentType: opts.contentType,
     rawBody: raw,

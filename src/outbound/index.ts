@@ -1,0 +1,16 @@
+/**
+ * Public surface of outbound HTTP: the one client (undici) and the one SSRF guard every request
+ * Mockingbird sends on a user's behalf goes through (proxy now, callouts later).
+ */
+export {
+  OutboundClient,
+  OutboundError,
+  UPSTREAM_CONNECTIONS_PER_ORIGIN,
+  UPSTREAM_MAX_HEADER_BYTES,
+  type OutboundOptions,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from './client.js';
+export { AddressPolicy, BUILT_IN_DENY, parseCidr, type Refusal } from './address-policy.js';
+export { parseTarget, targetProblem, TargetRefused } from './target.js';
+export { HOP_HEADER, MAX_HOPS, newInstanceId, nextHop } from './hop.js';
