@@ -22,6 +22,7 @@ export const ERRORS = {
   quota_exceeded: { status: 429, message: "The endpoint's daily request quota is used up." },
   internal_error: { status: 500, message: 'An internal error occurred.' },
   bad_gateway: { status: 502, message: 'The upstream server could not be reached.' },
+  qr_busy: { status: 503, message: 'QR decoding is busy; retry in a few seconds.' },
   gateway_timeout: { status: 504, message: 'The upstream server did not answer in time.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

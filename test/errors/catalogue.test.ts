@@ -26,11 +26,12 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
   quota_exceeded: [429, "The endpoint's daily request quota is used up."],
   internal_error: [500, 'An internal error occurred.'],
   bad_gateway: [502, 'The upstream server could not be reached.'],
+  qr_busy: [503, 'QR decoding is busy; retry in a few seconds.'],
   gateway_timeout: [504, 'The upstream server did not answer in time.'],
 };
 
 test('the catalogue has exactly the expected codes', () => {
-  assert.equal(Object.keys(ERRORS).length, 18);
+  assert.equal(Object.keys(ERRORS).length, 19);
   assert.deepEqual(Object.keys(ERRORS).sort(), Object.keys(EXPECTED).sort());
 });
 
