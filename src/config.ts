@@ -46,6 +46,12 @@ export interface Config {
   keepSensitiveHeaders: boolean;
   /** Failed API authentications a minute from one client IP before it is refused (429) until the minute ends. */
   authFailureLimit: number;
+  /** Worker threads reading uploaded QR images at once. */
+  qrWorkers: number;
+  /** QR images that may wait for a worker; one more is refused with 503 at once. */
+  qrQueue: number;
+  /** Longest time one QR image may take once a worker has it, in ms; then 422. */
+  qrTimeout: number;
   /** Largest response blob uploaded with POST …/blobs, in bytes. */
   blobLimit: number;
   /** Where the faker image helpers point (`<host>/640/480/<category>`). */
@@ -378,6 +384,30 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'failed API authentications a minute per client IP before it is refused (429)',
     default: 30,
     parse: int(1, 100_000),
+  },
+  {
+    key: 'qrWorkers',
+    env: 'QR_WORKERS',
+    flag: 'qr-workers',
+    help: 'worker threads reading uploaded TOTP QR images at once',
+    default: 1,
+    parse: int(1, 64),
+  },
+  {
+    key: 'qrQueue',
+    env: 'QR_QUEUE',
+    flag: 'qr-queue',
+    help: 'QR images that may wait for a worker; one more is refused (503)',
+    default: 8,
+    parse: int(0, 1000),
+  },
+  {
+    key: 'qrTimeout',
+    env: 'QR_TIMEOUT',
+    flag: 'qr-timeout',
+    help: 'ms one QR image may take once a worker has it, else 422',
+    default: 10_000,
+    parse: int(100, 600_000),
   },
   {
     key: 'blobLimit',

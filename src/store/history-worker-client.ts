@@ -3,21 +3,13 @@
  * is committed, so a caller that awaits it can read the entries back. A worker that dies fails the
  * batches it held (the HistoryWriter retries them) and is started again for the next one.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../worker-thread.js';
 import type { FileRow, RequestRow } from './history-table.js';
 import type { InsertMessage, InsertReply } from './history-worker.js';
 
 /** A batch sent and not answered yet: how to settle it, and its promise (which `close` waits for). */
 type Pending = { resolve: () => void; reject: (err: Error) => void; done: Promise<void> };
-
-/** Under tsx (the tests, `npm run bench:*`) the worker is TypeScript and needs tsx's loader too. */
-function startWorker(file: string): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(`./history-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  if (!fromSource) return new Worker(url, { workerData: { file } });
-  const code = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(code, { eval: true, workerData: { file } });
-}
 
 export class HistoryInsertWorker {
   private worker: Worker | undefined;
@@ -38,7 +30,7 @@ export class HistoryInsertWorker {
   }
 
   private spawn(): Worker {
-    const worker = startWorker(this.file);
+    const worker = startWorker(import.meta.url, 'history-worker', { workerData: { file: this.file } });
     worker.on('message', (m: InsertReply) => {
       const p = this.pending.get(m.seq);
       if (!p) return;

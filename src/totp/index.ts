@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import type { Job } from '../jobs/index.js';
 import { startTotpPurge } from './jobs.js';
 import { pageRoutes } from './page.js';
+import { QrPool } from './qr-pool.js';
 import { totpApi } from './routes.js';
 import { SecretBox } from './secret-box.js';
 
@@ -13,10 +14,15 @@ export { KEY_FILE } from './secret-box.js';
 /**
  * Registers `/2FA/TOTP/…` (in a scope of its own, with its body parsers, CORS and rate limit) and
  * the `/2fa` page. Loads (or creates) the encryption key first, so a bad key file stops the start.
+ * QR images are read by a pool of worker threads, started at the first upload and terminated when
+ * the server closes (once the requests in flight are answered).
  */
 export async function totpRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const box = await SecretBox.fromConfig(ctx.config);
-  await app.register(async (scope) => totpApi(scope, ctx, box));
+  const { qrWorkers, qrQueue, qrTimeout } = ctx.config;
+  const qr = new QrPool({ workers: qrWorkers, queue: qrQueue, timeoutMs: qrTimeout, log: ctx.log });
+  app.addHook('onClose', async () => qr.close());
+  await app.register(async (scope) => totpApi(scope, ctx, box, qr));
   pageRoutes(app);
 }
 

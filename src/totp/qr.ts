@@ -2,7 +2,9 @@
  * Finding and reading a QR code in an uploaded image (PNG, JPEG, GIF, WebP): sharp decodes it to
  * pixels, jsQR looks for the code. A phone screenshot holds the code as a small part of a large,
  * busy picture, so when the first pass fails a few variants are tried (smoothed, cropped tiles,
- * resized, inverted for dark mode), within a time budget.
+ * resized, inverted for dark mode). It runs in a worker thread (qr-worker.ts), never on the thread
+ * that answers requests: jsQR over a noisy picture takes seconds of CPU. The pool (qr-pool.ts) bounds
+ * its time by terminating the worker.
  */
 import sharp, { type Sharp } from 'sharp';
 import jsQRModule from 'jsqr';
@@ -10,8 +12,6 @@ import { AppError } from '../errors.js';
 
 /** Largest picture decoded, in pixels: a guard against decompression bombs (a 12 MP photo passes). */
 export const QR_MAX_PIXELS = 50_000_000;
-/** Past this many milliseconds no further variant is tried. */
-export const QR_TIME_BUDGET_MS = 10_000;
 /** Longest side the search works on; larger pictures are scaled down first. */
 const WORK_SIDE = 2400;
 const FORMATS = new Set(['png', 'jpeg', 'gif', 'webp']);
@@ -36,9 +36,14 @@ type Variant = () => Promise<Grey | undefined>;
 
 /**
  * Returns the text of the first QR code found, or undefined when none could be read. Throws
- * AppError `validation_error` when the bytes are not a PNG, JPEG, GIF or WebP image.
+ * AppError `validation_error` when the bytes are not a PNG, JPEG, GIF or WebP image. Past `budgetMs`
+ * no further variant is tried; by default there is no budget, the caller bounds the time (the pool
+ * terminates a worker still searching at QR_TIMEOUT, whichever variant it is in).
  */
-export async function readQrText(image: Buffer, budgetMs = QR_TIME_BUDGET_MS): Promise<string | undefined> {
+export async function readQrText(
+  image: Buffer,
+  budgetMs = Number.POSITIVE_INFINITY,
+): Promise<string | undefined> {
   const base = await decodeGrey(image);
   const started = Date.now();
   const raw = (g: Grey) => sharp(g.data, { raw: { width: g.width, height: g.height, channels: 1 } });

@@ -19,7 +19,7 @@ import {
 import { codeAt, type Code } from './codes.js';
 import { parseImportUri, type ImportedAccount, type ParsedImport } from './import-uri.js';
 import { parseQrMultipart, QrUpload } from './multipart.js';
-import { readQrText } from './qr.js';
+import type { QrPool } from './qr-pool.js';
 import type { SecretBox } from './secret-box.js';
 import { parseId, parseQuery, parseRegistration } from './validate.js';
 
@@ -36,7 +36,12 @@ const TOTP_CORS: CorsPolicy = {
 const CORS = corsHeaders(TOTP_CORS);
 
 /** Registers the API routes in `app`, an encapsulated scope of their own (its body parsers stay here). */
-export async function totpApi(app: FastifyInstance, ctx: AppContext, box: SecretBox): Promise<void> {
+export async function totpApi(
+  app: FastifyInstance,
+  ctx: AppContext,
+  box: SecretBox,
+  qr: QrPool,
+): Promise<void> {
   // JSON (Fastify's parser, within the global body limit) and multipart; any other type is refused.
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('multipart/form-data', parseQrMultipart);
@@ -67,7 +72,8 @@ export async function totpApi(app: FastifyInstance, ctx: AppContext, box: Secret
     const at = parseQuery(request.query as Record<string, unknown>);
     let parsed: ParsedImport;
     if (request.body instanceof QrUpload) {
-      const text = await readQrText(request.body.data);
+      // In a worker thread, within QR_TIMEOUT (qr-pool.ts): the image is never searched on this thread.
+      const text = await qr.read(request.body.data);
       if (text === undefined) throw new AppError('qr_unreadable');
       if (!/^otpauth(-migration)?:/i.test(text))
         throw new AppError('qr_unreadable', 'The QR code was read, but it holds no otpauth:// URI.');

@@ -23,6 +23,9 @@ describe('loadConfig', () => {
     assert.equal(c.historyMaxEntries, 100_000);
     assert.equal(c.totpRetentionDays, 90);
     assert.equal(c.defaultPlan, 'unlimited');
+    assert.equal(c.qrWorkers, 1);
+    assert.equal(c.qrQueue, 8);
+    assert.equal(c.qrTimeout, 10_000);
   });
 
   it('reads the environment, and flags win', () => {
@@ -51,6 +54,9 @@ describe('loadConfig', () => {
     [{ BLOB_LIMIT: '10' }, /BLOB_LIMIT must be between 1024/],
     [{ IMAGE_HOST: 'ftp://images' }, /IMAGE_HOST must start with http:\/\/ or https:\/\//],
     [{ AUTH_FAILURE_LIMIT: '0' }, /AUTH_FAILURE_LIMIT must be between/],
+    [{ QR_WORKERS: '0' }, /QR_WORKERS must be between 1 and 64/],
+    [{ QR_QUEUE: '-1' }, /QR_QUEUE must be a whole number/],
+    [{ QR_TIMEOUT: '99' }, /QR_TIMEOUT must be between 100 and 600000/],
     [{ REDACT_HEADERS: 'x-token, bad name' }, /REDACT_HEADERS must list header names, got "bad name"/],
     [{ KEEP_SENSITIVE_HEADERS: 'maybe' }, /KEEP_SENSITIVE_HEADERS must be true or false/],
   ];
