@@ -72,6 +72,9 @@ export function openSse(res: ServerResponse, opts: SseOptions = {}): SseStream {
 
   res.on('close', finish);
   res.on('error', finish);
+  // The client left while the request was being authorised: 'close' was emitted before there was a
+  // listener, and the stream's subscription and slot would be held for good.
+  if (res.destroyed) finish();
 
   return {
     send: (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data ?? null)}\n\n`),

@@ -23,6 +23,8 @@ describe('loadConfig', () => {
     assert.equal(c.historyMaxEntries, 100_000);
     assert.equal(c.totpRetentionDays, 90);
     assert.equal(c.defaultPlan, 'unlimited');
+    assert.equal(c.sseMaxStreams, 1000);
+    assert.equal(c.sseMaxStreamsPerKey, 20);
   });
 
   it('reads the environment, and flags win', () => {
@@ -51,6 +53,8 @@ describe('loadConfig', () => {
     [{ BLOB_LIMIT: '10' }, /BLOB_LIMIT must be between 1024/],
     [{ IMAGE_HOST: 'ftp://images' }, /IMAGE_HOST must start with http:\/\/ or https:\/\//],
     [{ AUTH_FAILURE_LIMIT: '0' }, /AUTH_FAILURE_LIMIT must be between/],
+    [{ SSE_MAX_STREAMS: '0' }, /SSE_MAX_STREAMS must be between 1/],
+    [{ SSE_MAX_STREAMS_PER_KEY: 'many' }, /SSE_MAX_STREAMS_PER_KEY must be a whole number/],
     [{ REDACT_HEADERS: 'x-token, bad name' }, /REDACT_HEADERS must list header names, got "bad name"/],
     [{ KEEP_SENSITIVE_HEADERS: 'maybe' }, /KEEP_SENSITIVE_HEADERS must be true or false/],
   ];
