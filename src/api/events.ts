@@ -2,8 +2,8 @@
  * The live event stream of one endpoint (SPEC §4 "Real-time events"): GET /endpoints/:ep/events,
  * Server-Sent Events fed by the event bus. Browsers' EventSource cannot send headers, so the key may
  * also come as `?access_token=` (checked by the API's onRequest hook). Streams are bounded in number,
- * in total and per key (stream-slots.ts). Open streams are ended when the server closes, else they
- * would hold `fastify.close()` until every dashboard went away.
+ * in total and per key (stream-slots.ts), and in what a reader may leave unread (sse.ts). Open streams
+ * are ended when the server closes, else they would hold `fastify.close()` until every dashboard went away.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -63,7 +63,7 @@ export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<
       if (keyId === undefined) throw new AppError('missing_authentication');
       const releaseSlot = slots.take(keyId);
       reply.hijack();
-      const stream = openSse(reply.raw);
+      const stream = openSse(reply.raw, { maxBuffered: ctx.config.sseMaxBuffered });
       const unsubscribe = ctx.events.subscribe(ep, (e) => stream.send(e.name, e.data));
       streams.add(stream);
       // Runs at once if the client had already gone.

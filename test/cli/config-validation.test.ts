@@ -25,6 +25,7 @@ describe('loadConfig', () => {
     assert.equal(c.defaultPlan, 'unlimited');
     assert.equal(c.sseMaxStreams, 1000);
     assert.equal(c.sseMaxStreamsPerKey, 20);
+    assert.equal(c.sseMaxBuffered, 262_144);
   });
 
   it('reads the environment, and flags win', () => {
@@ -55,6 +56,7 @@ describe('loadConfig', () => {
     [{ AUTH_FAILURE_LIMIT: '0' }, /AUTH_FAILURE_LIMIT must be between/],
     [{ SSE_MAX_STREAMS: '0' }, /SSE_MAX_STREAMS must be between 1/],
     [{ SSE_MAX_STREAMS_PER_KEY: 'many' }, /SSE_MAX_STREAMS_PER_KEY must be a whole number/],
+    [{ SSE_MAX_BUFFERED: '1023' }, /SSE_MAX_BUFFERED must be between 1024/],
     [{ REDACT_HEADERS: 'x-token, bad name' }, /REDACT_HEADERS must list header names, got "bad name"/],
     [{ KEEP_SENSITIVE_HEADERS: 'maybe' }, /KEEP_SENSITIVE_HEADERS must be true or false/],
   ];
