@@ -38,6 +38,12 @@ export interface Config {
   keepAliveTimeout: number;
   /** Open connections one client address may hold. */
   maxConnectionsPerIp: number;
+  /** Event streams (SSE) open at once on this instance, all keys together. */
+  sseMaxStreams: number;
+  /** Event streams one API key may hold open at once. */
+  sseMaxStreamsPerKey: number;
+  /** Bytes an event stream's reader may leave unread before its connection is reset. */
+  sseMaxBuffered: number;
   /** On SIGTERM, requests still open after this many ms are cut, and the history is flushed anyway. */
   shutdownTimeout: number;
   /** Extra header names stored, published and logged redacted, beside the built-in sensitive ones. */
@@ -344,6 +350,34 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'open connections one client address may hold',
     default: 256,
     parse: int(1, 1_000_000),
+  },
+  // Each open event stream costs a socket, a bus subscription and what its reader leaves unread (up to
+  // about 2 × SSE_MAX_BUFFERED during a burst), and every event is written to each stream of its
+  // endpoint: unbounded, 2,000 streams that never read took 3.5 GB (issue 11). With the defaults,
+  // readers hold at most about 512 MiB.
+  {
+    key: 'sseMaxStreams',
+    env: 'SSE_MAX_STREAMS',
+    flag: 'sse-max-streams',
+    help: 'event streams open at once, all keys together (more are refused with 429)',
+    default: 1000,
+    parse: int(1, 1_000_000),
+  },
+  {
+    key: 'sseMaxStreamsPerKey',
+    env: 'SSE_MAX_STREAMS_PER_KEY',
+    flag: 'sse-max-streams-per-key',
+    help: 'event streams one API key may hold open (more are refused with 429)',
+    default: 20,
+    parse: int(1, 1_000_000),
+  },
+  {
+    key: 'sseMaxBuffered',
+    env: 'SSE_MAX_BUFFERED',
+    flag: 'sse-max-buffered',
+    help: 'bytes an event stream reader may leave unread before its connection is cut',
+    default: 256 * 1024,
+    parse: int(1024, 64 * MB),
   },
   {
     key: 'shutdownTimeout',

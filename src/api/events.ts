@@ -1,17 +1,20 @@
 /**
  * The live event stream of one endpoint (SPEC §4 "Real-time events"): GET /endpoints/:ep/events,
  * Server-Sent Events fed by the event bus. Browsers' EventSource cannot send headers, so the key may
- * also come as `?access_token=` (checked by the API's onRequest hook). Open streams are ended when
- * the server closes, else they would hold `fastify.close()` until every dashboard went away.
+ * also come as `?access_token=` (checked by the API's onRequest hook). Streams are bounded in number,
+ * in total and per key (stream-slots.ts), and in what a reader may leave unread (sse.ts). Open streams
+ * are ended when the server closes, else they would hold `fastify.close()` until every dashboard went away.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
 import { loadEndpoint } from './endpoint-access.js';
 import { errorResponses } from './history-schemas.js';
-import { EndpointParams } from './schemas/common.js';
+import { EndpointParams, ErrorBody } from './schemas/common.js';
 import { openSse, type SseStream } from './sse.js';
+import { StreamSlots } from './stream-slots.js';
 
 const EventsQuery = Type.Object(
   {
@@ -26,6 +29,10 @@ const EventsQuery = Type.Object(
 export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const streams = new Set<SseStream>();
+  const slots = new StreamSlots({
+    total: ctx.config.sseMaxStreams,
+    perKey: ctx.config.sseMaxStreamsPerKey,
+  });
 
   // preClose runs before the server waits for open connections to end.
   api.addHook('preClose', async () => {
@@ -41,22 +48,29 @@ export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<
         description:
           'Server-Sent Events: `event: <name>` and `data: <json>` per event (request.created, requests.deleted, ' +
           'rule.created, rule.updated, rule.deleted, rules.deleted, rules.reordered, settings.updated, ' +
-          'tunnel.connected, tunnel.disconnected), a comment every 15 s as a heartbeat.',
+          'tunnel.connected, tunnel.disconnected), a comment every 15 s as a heartbeat. Over ' +
+          'SSE_MAX_STREAMS_PER_KEY streams of one key, or SSE_MAX_STREAMS in all: 429 with Retry-After.',
         params: EndpointParams,
         querystring: EventsQuery,
-        response: errorResponses,
+        response: { ...errorResponses, 429: ErrorBody },
       },
     },
     async (request, reply) => {
       const { ep } = request.params;
       await loadEndpoint(ctx, request, ep);
+      // No await from here on: the slot is counted in the same turn as the check that allowed it.
+      const keyId = request.principal?.keyId;
+      if (keyId === undefined) throw new AppError('missing_authentication');
+      const releaseSlot = slots.take(keyId);
       reply.hijack();
-      const stream = openSse(reply.raw);
+      const stream = openSse(reply.raw, { maxBuffered: ctx.config.sseMaxBuffered });
       const unsubscribe = ctx.events.subscribe(ep, (e) => stream.send(e.name, e.data));
       streams.add(stream);
+      // Runs at once if the client had already gone.
       stream.onClose(() => {
         unsubscribe();
         streams.delete(stream);
+        releaseSlot();
       });
     },
   );

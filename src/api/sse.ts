@@ -2,6 +2,10 @@
  * A Server-Sent-Events stream over a raw Node response: the headers, an opening comment and
  * `retry:` hint, one `event:`/`data:` block per event, a heartbeat comment so that proxies and
  * browsers keep an idle stream open, and a bound on what a slow reader may leave buffered.
+ *
+ * A stream ends in one of four ways, and each runs the `onClose` callbacks exactly once: the client
+ * goes away, `close()` is called (server shutdown), the reader falls too far behind (its connection is
+ * destroyed), or the connection was already gone when the stream was opened.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -9,8 +13,8 @@ import type { ServerResponse } from 'node:http';
 export const HEARTBEAT_MS = 15_000;
 /** Reconnection delay suggested to EventSource clients. */
 export const RETRY_MS = 3000;
-/** Bytes a client may leave unread before its stream is ended (it reconnects and refetches). */
-export const MAX_BUFFERED = 1024 * 1024;
+/** Bytes a client may leave unread before its connection is destroyed (SSE_MAX_BUFFERED's default). */
+export const MAX_BUFFERED = 256 * 1024;
 
 export interface SseOptions {
   heartbeatMs?: number;
@@ -21,7 +25,7 @@ export interface SseOptions {
 export interface SseStream {
   /** Writes one event; false once the stream is closed. */
   send(event: string, data: unknown): boolean;
-  /** Ends the stream (idempotent). */
+  /** Ends the stream (idempotent): cleanly if the reader has read everything, else by destroying it. */
   close(): void;
   readonly closed: boolean;
   /** Called once when the stream ends, whoever ended it. */
@@ -37,45 +41,97 @@ export function openSse(res: ServerResponse, opts: SseOptions = {}): SseStream {
   const maxBuffered = opts.maxBuffered ?? MAX_BUFFERED;
   const closers: (() => void)[] = [];
   let closed = false;
+  let heartbeat: NodeJS.Timeout | undefined;
 
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    // nginx buffers proxied responses unless told not to.
-    'x-accel-buffering': 'no',
-  });
-  // Headers and a first comment at once: clients wait for the first bytes to call the stream open.
-  res.write(`: mockingbird event stream\nretry: ${opts.retryMs ?? RETRY_MS}\n\n`);
-
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
-  heartbeat.unref();
-
-  function finish(): void {
+  /** Marks the stream closed and releases what it holds; the connection itself is the caller's. */
+  function release(): void {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
-    if (!res.writableEnded) res.end();
     for (const fn of closers.splice(0)) fn();
   }
 
+  /**
+   * Destroys the connection: what is buffered for it is dropped at once. `res.end()` would queue the
+   * end behind the unread bytes and keep them, and the socket, for as long as the client stays. A
+   * reset (RST) also drops what the kernel still holds for the peer, where a plain close would keep
+   * trying to deliver it; a socket that cannot be reset (TLS) is destroyed.
+   */
+  function cut(): void {
+    release();
+    const socket = res.socket;
+    if (socket && !socket.destroyed) {
+      try {
+        socket.resetAndDestroy();
+        return;
+      } catch {
+        /* not a plain TCP handle */
+      }
+    }
+    res.destroy();
+  }
+
+  /**
+   * Bytes waiting in this process for the reader, once what the kernel will take has been handed to
+   * it: Node corks a response's writes until the end of the tick and sends them together.
+   */
+  function unread(): number {
+    if (res.writableLength > 0) res.socket?.uncork();
+    return res.writableLength;
+  }
+
+  // What earlier ticks left unread, measured at the first write of each tick. Events often come in
+  // bursts (a history batch is up to 500 request.created at once) that even a reader keeping up
+  // cannot have taken before the tick ends; what is still there a tick later, it has not read.
+  let carried: number | undefined;
+
   function write(chunk: string): boolean {
     if (closed) return false;
-    if (res.writableLength > maxBuffered) {
-      // A reader this far behind has lost the thread anyway; ending lets EventSource reconnect.
-      finish();
+    if (carried === undefined) {
+      carried = res.writableLength;
+      process.nextTick(() => (carried = undefined));
+    }
+    // Everything queued counts, events and heartbeats alike. A reader more than the bound behind is
+    // cut; within one tick, a burst may queue as much again before the kernel has had its chance.
+    if (carried > maxBuffered || (res.writableLength > 2 * maxBuffered && unread() > 2 * maxBuffered)) {
+      // A reader this far behind has lost the thread anyway; EventSource reconnects and refetches.
+      cut();
       return false;
     }
     res.write(chunk);
     return true;
   }
 
-  res.on('close', finish);
-  res.on('error', finish);
+  res.on('close', release);
+  res.on('error', cut);
+  if (res.destroyed) {
+    // The client left while the request was being authorised: 'close' has already been emitted.
+    release();
+  } else {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      // nginx buffers proxied responses unless told not to.
+      'x-accel-buffering': 'no',
+    });
+    // Headers and a first comment at once: clients wait for the first bytes to call the stream open.
+    res.write(`: mockingbird event stream\nretry: ${opts.retryMs ?? RETRY_MS}\n\n`);
+    heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
+    heartbeat.unref();
+  }
 
   return {
     send: (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data ?? null)}\n\n`),
-    close: finish,
+    close() {
+      if (closed) return;
+      // Ending politely behind unread bytes would hold the server's shutdown until the reader reads.
+      if (unread() > 0) cut();
+      else {
+        release();
+        res.end();
+      }
+    },
     get closed() {
       return closed;
     },

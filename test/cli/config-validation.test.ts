@@ -26,6 +26,9 @@ describe('loadConfig', () => {
     assert.equal(c.qrWorkers, 1);
     assert.equal(c.qrQueue, 8);
     assert.equal(c.qrTimeout, 10_000);
+    assert.equal(c.sseMaxStreams, 1000);
+    assert.equal(c.sseMaxStreamsPerKey, 20);
+    assert.equal(c.sseMaxBuffered, 262_144);
   });
 
   it('reads the environment, and flags win', () => {
@@ -57,6 +60,9 @@ describe('loadConfig', () => {
     [{ QR_WORKERS: '0' }, /QR_WORKERS must be between 1 and 64/],
     [{ QR_QUEUE: '-1' }, /QR_QUEUE must be a whole number/],
     [{ QR_TIMEOUT: '99' }, /QR_TIMEOUT must be between 100 and 600000/],
+    [{ SSE_MAX_STREAMS: '0' }, /SSE_MAX_STREAMS must be between 1/],
+    [{ SSE_MAX_STREAMS_PER_KEY: 'many' }, /SSE_MAX_STREAMS_PER_KEY must be a whole number/],
+    [{ SSE_MAX_BUFFERED: '1023' }, /SSE_MAX_BUFFERED must be between 1024/],
     [{ REDACT_HEADERS: 'x-token, bad name' }, /REDACT_HEADERS must list header names, got "bad name"/],
     [{ KEEP_SENSITIVE_HEADERS: 'maybe' }, /KEEP_SENSITIVE_HEADERS must be true or false/],
   ];
