@@ -39,6 +39,8 @@ export interface UpstreamRequest {
   body?: Buffer | undefined;
   /** Accept any certificate (the endpoint's `proxy.ignoreSSLErrors`). */
   ignoreTlsErrors?: boolean;
+  /** Cancels the request (and the body's stream) from outside, e.g. at shutdown: a `failed` error. */
+  signal?: AbortSignal;
 }
 
 export interface UpstreamResponse {
@@ -152,7 +154,7 @@ export class OutboundClient {
         method: req.method,
         headers: req.headers as Record<string, string | string[]>,
         body: req.body ?? null,
-        signal: abort.signal,
+        signal: req.signal ? AbortSignal.any([abort.signal, req.signal]) : abort.signal,
       });
       return { status: res.statusCode, headers: res.headers as UpstreamResponse['headers'], body: res.body };
     } catch (err) {

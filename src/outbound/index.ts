@@ -13,4 +13,4 @@ export {
 } from './client.js';
 export { AddressPolicy, BUILT_IN_DENY, parseCidr, type Refusal } from './address-policy.js';
 export { parseTarget, targetProblem, TargetRefused } from './target.js';
-export { HOP_HEADER, MAX_HOPS, newInstanceId, nextHop } from './hop.js';
+export { HOP_HEADER, MAX_HOPS, newInstanceId, nextHop, nextHopWithin } from './hop.js';
