@@ -1,6 +1,6 @@
 /**
  * The one outbound HTTP client (undici), shared by everything that sends a request on a user's
- * behalf: the HTTP proxy now, rule callouts later. Every connection goes through one connector that
+ * behalf: the HTTP proxy and rule callouts. Every connection goes through one connector that
  * resolves the host name itself, checks every address with the AddressPolicy, and connects to the
  * address it checked: a DNS answer that changes between the check and the connection (rebinding)
  * cannot move the connection elsewhere. TLS still verifies the certificate against the host name.

@@ -1,6 +1,6 @@
 /**
  * Public surface of outbound HTTP: the one client (undici) and the one SSRF guard every request
- * Mockingbird sends on a user's behalf goes through (proxy now, callouts later).
+ * Mockingbird sends on a user's behalf goes through (the proxy, rule callouts).
  */
 export {
   OutboundClient,
