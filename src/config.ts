@@ -68,6 +68,14 @@ export interface Config {
   proxyAllow: string[];
   /** CIDR ranges a proxy target may not be in, besides the built-in list. */
   proxyDeny: string[];
+  /** Async rule callouts being sent at once (the rest wait their turn). */
+  calloutConcurrency: number;
+  /** Async rule callouts waiting (for their delay or a turn), whole server; past it one is not sent. */
+  calloutQueue: number;
+  /** Async rule callouts waiting for one endpoint; past it that endpoint's next one is not sent. */
+  calloutQueuePerEndpoint: number;
+  /** Times a request may come back through this instance's callouts before the next is a loop. */
+  calloutMaxDepth: number;
   historyRetentionDays: number;
   historyMaxEntries: number;
   /** Bytes of history (bodies, headers, files) kept per endpoint; the oldest entries go past it. */
@@ -486,6 +494,38 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'CIDR ranges proxy targets may not use (e.g. 127.0.0.0/8,10.0.0.0/8), comma-separated',
     default: [],
     parse: cidrList,
+  },
+  {
+    key: 'calloutConcurrency',
+    env: 'CALLOUT_CONCURRENCY',
+    flag: 'callout-concurrency',
+    help: 'async rule callouts sent at once; the others wait their turn',
+    default: 16,
+    parse: int(1, 1000),
+  },
+  {
+    key: 'calloutQueue',
+    env: 'CALLOUT_QUEUE',
+    flag: 'callout-queue',
+    help: 'async rule callouts waiting (for their delay or a turn) on the whole server; one more is not sent',
+    default: 1000,
+    parse: int(0, 1_000_000),
+  },
+  {
+    key: 'calloutQueuePerEndpoint',
+    env: 'CALLOUT_QUEUE_PER_ENDPOINT',
+    flag: 'callout-queue-per-endpoint',
+    help: "async rule callouts waiting for one endpoint; one more of that endpoint's is not sent",
+    default: 100,
+    parse: int(0, 1_000_000),
+  },
+  {
+    key: 'calloutMaxDepth',
+    env: 'CALLOUT_MAX_DEPTH',
+    flag: 'callout-max-depth',
+    help: 'callouts of this instance a request may have come through before the next is refused as a loop (508)',
+    default: 3,
+    parse: int(1, 7),
   },
   {
     key: 'historyRetentionDays',

@@ -7,6 +7,7 @@ import type { EventBus } from './events/index.js';
 import type { EndpointCache } from './endpoint/index.js';
 import type { TunnelHub } from './tunnel/index.js';
 import type { OutboundClient } from './outbound/index.js';
+import type { CalloutQueue } from './mock/index.js';
 
 export interface AppContext {
   config: Config;
@@ -21,6 +22,8 @@ export interface AppContext {
   tunnels: TunnelHub;
   /** The one outbound HTTP client and its SSRF guard (proxy, callouts). */
   outbound: OutboundClient;
+  /** Async rule callouts waiting or being sent (bounded; settled at shutdown). */
+  callouts: CalloutQueue;
   /** The clock, injectable for tests. */
   now: () => number;
 }

@@ -24,7 +24,7 @@ import {
 } from './http/index.js';
 import { ECHO_ENDPOINT, EndpointCache, endpointRoutes, rewriteUrlFor } from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
-import { mockPipeline } from './mock/index.js';
+import { CalloutQueue, mockPipeline } from './mock/index.js';
 import { HistoryWriter, openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes } from './totp/index.js';
@@ -107,6 +107,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       deny: config.proxyDeny,
       timeout: config.proxyTimeout,
     }),
+    callouts: new CalloutQueue({
+      concurrency: config.calloutConcurrency,
+      maxQueued: config.calloutQueue,
+      maxPerEndpoint: config.calloutQueuePerEndpoint,
+      log,
+    }),
     now: opts.now ?? Date.now,
   };
   publishRequestEvents(ctx);
@@ -145,6 +151,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     async close() {
       if (closed) return { historyLost: 0 };
       closed = true;
+      const closing = Date.now();
       // Requests still open at the deadline (a client trickling its body) are cut: the history of those
       // answered is flushed below either way, before a supervisor's SIGKILL could lose it.
       const deadline = setTimeout(() => {
@@ -159,6 +166,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         clearTimeout(deadline);
       }
       await tunnelsClosed;
+      // Async callouts: those waiting for their delay are cancelled now; those being sent get what is
+      // left of the shutdown deadline, then are aborted. Each records its outcome before the history
+      // is flushed below.
+      const callouts = await ctx.callouts.close(Math.max(0, config.shutdownTimeout - (Date.now() - closing)));
+      if (callouts.cancelled + callouts.aborted > 0) log.info(callouts, 'async callouts settled at shutdown');
       await jobs.stop();
       await ctx.outbound.close();
       await fileWatch?.stop();

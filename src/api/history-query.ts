@@ -122,6 +122,24 @@ export function historyRecord(e: HistoryEntry, verbose: boolean): RequestRecord 
   if (verbose) {
     r.request = { headers: e.requestHeaders, body: e.requestBody };
     r.response = { headers: e.responseHeaders, body: e.responseBody };
+    if (e.callout) r.callout = calloutRecord(e);
   }
   return r;
+}
+
+/** The API shape of an entry's callout; a sync callout's response body is the entry's own. */
+function calloutRecord(e: HistoryEntry): NonNullable<RequestRecord['callout']> {
+  const { sentAt, response, ...rest } = e.callout!;
+  const out: NonNullable<RequestRecord['callout']> = { ...rest };
+  if (sentAt !== undefined) out.sentAt = new Date(sentAt).toISOString();
+  if (response) {
+    const own = response.body === undefined;
+    out.response = {
+      status: response.status,
+      headers: response.headers,
+      body: own ? e.responseBody : response.body!,
+      bodyTruncated: own ? e.responseBodyTruncated : response.bodyTruncated === true,
+    };
+  }
+  return out;
 }

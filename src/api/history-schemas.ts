@@ -88,6 +88,20 @@ export const FileParams = Type.Object({
   fieldName: Type.String({ minLength: 1, maxLength: 1000 }),
 });
 
+export const DownloadQuery = Type.Object(
+  {
+    fieldName: Type.String({ minLength: 1, maxLength: 1000, description: 'Form field name of the file.' }),
+    component: Type.Optional(
+      StringEnum(['Request', 'CalloutRequest'], {
+        default: 'Request',
+        description: "`Request`: uploaded with the request; `CalloutRequest`: sent by the rule's callout.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type DownloadQuery = Static<typeof DownloadQuery>;
+
 const Mode = StringEnum(['summary', 'verbose'], {
   description: '`verbose` adds request and response headers and bodies.',
 });
@@ -127,6 +141,39 @@ export const FileMeta = Type.Object({
   size: Type.Integer(),
 });
 
+/** A rule callout's request and response, as kept with its entry (verbose mode). */
+export const CalloutRecordSchema = Type.Object({
+  behavior: Type.String({ enum: ['sync', 'async'] }),
+  state: Type.String({
+    enum: ['pending', 'done', 'failed', 'cancelled'],
+    description:
+      '`pending`: an async callout waiting for its delay or being sent; `done`: the target answered; ' +
+      '`failed`: no answer (`error` says why); `cancelled`: never sent (a bound, or shutdown).',
+  }),
+  request: Type.Object({
+    method: Type.String(),
+    url: Type.String(),
+    headers: ResponseHeaders,
+    body: Type.String(),
+    bodyTruncated: Type.Boolean(),
+    files: Type.Array(FileMeta, {
+      description: 'Files the callout sent: `…/multipart/download?component=CalloutRequest`.',
+    }),
+  }),
+  response: Type.Optional(
+    Type.Object({
+      status: Type.Integer(),
+      headers: ResponseHeaders,
+      body: Type.String(),
+      bodyTruncated: Type.Boolean(),
+    }),
+  ),
+  error: Type.Optional(Type.String()),
+  sentAt: Type.Optional(Type.String({ format: 'date-time' })),
+  durationMs: Type.Optional(Type.Number()),
+  connectionId: Type.Optional(Type.String()),
+});
+
 /** An entry: the summary fields always, `request` and `response` in verbose mode. */
 export const RequestRecord = Type.Object({
   id: Type.String(),
@@ -147,6 +194,7 @@ export const RequestRecord = Type.Object({
   ),
   request: Type.Optional(Type.Object({ headers: Headers, body: Type.String() })),
   response: Type.Optional(Type.Object({ headers: ResponseHeaders, body: Type.String() })),
+  callout: Type.Optional(CalloutRecordSchema),
 });
 export type RequestRecord = Static<typeof RequestRecord>;
 

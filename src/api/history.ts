@@ -5,20 +5,24 @@
  *   GET    /endpoints/:ep/requests/:id                  one entry, verbose
  *   DELETE /endpoints/:ep/requests/:id                  one entry
  *   GET    /endpoints/:ep/requests/:id/files/:fieldName an uploaded file, with its type and name
+ *   GET    /endpoints/:ep/requests/:id/multipart/download?fieldName=…&component=Request|CalloutRequest
+ *          the same, or a file the rule's callout sent
  * Each route checks the key's scope (403) before the endpoint's existence (404), so that a scoped
  * key learns nothing about other endpoints.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { detail } from '../schema/index.js';
-import { decodeCursor, type HistoryFilter } from '../store/index.js';
+import { decodeCursor, type HistoryFile, type HistoryFilter } from '../store/index.js';
 import { loadEndpointHistory } from './endpoint-access.js';
 import {
   DeletedMany,
   DeletedOne,
   DeleteQuery,
+  DownloadQuery,
   errorResponses,
   FileParams,
   GetQuery,
@@ -166,6 +170,16 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
     querystring: NoQuery,
     response: errorResponses,
   };
+  // The bytes are whatever a stranger uploaded to the mock: never let a browser render them on the
+  // dashboard's origin (attachment, no sniffing, sandboxed if opened anyway).
+  const sendFile = (reply: FastifyReply, file: HistoryFile) =>
+    reply
+      .header('content-type', safeContentType(file.contentType))
+      .header('content-disposition', contentDisposition(file.fileName))
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .send(file.data);
+
   app.get<{ Params: FileParams }>(
     '/endpoints/:ep/requests/:id/files/:fieldName',
     { schema: fileSchema },
@@ -174,14 +188,34 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       const { id, fieldName } = request.params;
       const file = await ctx.store.getHistoryFile(ep, id, fieldName);
       if (!file) throw new AppError('not_found', `Request "${id}" has no file in the field "${fieldName}".`);
-      // The bytes are whatever a stranger uploaded to the mock: never let a browser render them on
-      // the dashboard's origin (attachment, no sniffing, sandboxed if opened anyway).
-      return reply
-        .header('content-type', safeContentType(file.contentType))
-        .header('content-disposition', contentDisposition(file.fileName))
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .send(file.data);
+      return sendFile(reply, file);
+    },
+  );
+
+  app.get<{ Params: Static<typeof RequestParams>; Querystring: DownloadQuery }>(
+    '/endpoints/:ep/requests/:id/multipart/download',
+    {
+      schema: {
+        ...fileSchema,
+        summary: 'Download a file of a recorded multipart request, or one its rule callout sent',
+        params: RequestParams,
+        querystring: DownloadQuery,
+      },
+    },
+    async (request, reply) => {
+      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
+      const { id } = request.params;
+      const { fieldName, component = 'Request' } = request.query;
+      const missing = () =>
+        new AppError('not_found', `Request "${id}" has no ${component} file in the field "${fieldName}".`);
+      if (component === 'CalloutRequest') {
+        // A callout sends the files of the request it forwards: the same bytes, stored once.
+        const entry = await ctx.store.getHistory(ep, id);
+        if (!entry?.callout?.request.files.some((f) => f.name === fieldName)) throw missing();
+      }
+      const file = await ctx.store.getHistoryFile(ep, id, fieldName);
+      if (!file) throw missing();
+      return sendFile(reply, file);
     },
   );
 }

@@ -17,5 +17,5 @@ export {
   type Outcome,
   type Step,
 } from './pipeline.js';
-export { historyEntry, sensitiveHeaders } from './record.js';
+export { cut as capturedBody, historyEntry, sensitiveHeaders } from './record.js';
 export { EndpointCache, ENDPOINT_CACHE_MAX } from './cache.js';

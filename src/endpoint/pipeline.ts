@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Answer, AnswerHeaders, CapturedRequest } from '../http/index.js';
-import type { Behavior, EndpointRecord } from '../store/index.js';
+import type { Behavior, CalloutRecord, EndpointRecord } from '../store/index.js';
 
 /** What answered a request, as the history records it. */
 export interface Outcome {
@@ -19,6 +19,8 @@ export interface Outcome {
   responseName?: string;
   /** The body the history keeps, when it must differ from the one sent (the echo's, redacted). */
   recordedBody?: string | Buffer;
+  /** A rule callout's request and response as the history keeps them (already redacted and cut). */
+  callout?: CalloutRecord;
 }
 
 /** One request to one endpoint, as the steps see it. */

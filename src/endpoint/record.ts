@@ -4,7 +4,7 @@
  */
 import type { Config } from '../config.js';
 import { redactHeaders, SENSITIVE_HEADERS, type Answer, type CapturedRequest } from '../http/index.js';
-import type { Behavior, NewHistoryEntry } from '../store/index.js';
+import type { Behavior, CalloutRecord, NewHistoryEntry } from '../store/index.js';
 
 /** The header names the history (and so the events) keep redacted under `config`. */
 export function sensitiveHeaders(
@@ -13,7 +13,8 @@ export function sensitiveHeaders(
   return new Set(config.keepSensitiveHeaders ? [] : [...SENSITIVE_HEADERS, ...config.redactHeaders]);
 }
 
-function cut(body: string | Buffer, limit: number): { text: string; truncated: boolean } {
+/** A body as the history keeps it: its first `limit` bytes, as text, and whether it was cut. */
+export function cut(body: string | Buffer, limit: number): { text: string; truncated: boolean } {
   // A string under the limit is kept as it is: measured, not encoded.
   if (typeof body === 'string' && Buffer.byteLength(body, 'utf8') <= limit)
     return { text: body, truncated: false };
@@ -42,6 +43,8 @@ export function historyEntry(
     recordedBody?: string | Buffer | undefined;
     /** The recorded body is only the start of what was sent. */
     recordedTruncated?: boolean;
+    /** A rule callout's request and response (redacted and cut by the callout). */
+    callout?: CalloutRecord | undefined;
   },
 ): NewHistoryEntry {
   const req = cut(c.rawBody, info.captureLimit);
@@ -74,6 +77,7 @@ export function historyEntry(
       })),
       problems: info.problems ?? [],
       ...(info.responseName !== undefined ? { responseName: info.responseName } : {}),
+      ...(info.callout !== undefined ? { callout: info.callout } : {}),
     },
     files: c.files.map((f) => ({
       requestId: c.id,

@@ -99,6 +99,7 @@ export async function endpointRoutes(
           responseName: outcome.responseName,
           recordedBody: recorded.recordedBody,
           recordedTruncated: truncated,
+          callout: outcome.callout,
           redact: sensitive,
           captureLimit: ctx.config.captureLimit,
           now: ctx.now(),

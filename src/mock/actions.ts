@@ -3,8 +3,10 @@
  * into a function that answers an exchange. Templated bodies and header values are rendered by the
  * template engine (only when `templated: true`); a rendered header value carrying CR or LF is refused
  * (left out, and the problem recorded) so that a template cannot inject headers. `delay` waits before
- * the answer is sent. `callout` and `crud` actions are not run by this version: such a rule passes
- * to the next one (SPEC §4 lists them; they come with the stateful-mocks and callout work).
+ * the answer is sent. A `callout` action is compiled by the CalloutCompiler it is given (callout.ts:
+ * it needs the outbound client and the background queue), with this module's response renderer for
+ * the answer an `async` callout gives at once. `crud` is not run by this version: such a rule passes
+ * to the next one.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Exchange, Outcome } from '../endpoint/index.js';
@@ -24,6 +26,20 @@ export type CompiledAction = (
   x: Exchange,
   pathParams: Readonly<Record<string, string>>,
 ) => Promise<Outcome | undefined> | Outcome | undefined;
+
+/** Renders the action's own response (status, headers, body, delay) for one exchange. */
+export type ResponseRenderer = (
+  x: Exchange,
+  pathParams: Readonly<Record<string, string>>,
+) => Promise<Outcome>;
+
+/** Compiles a `callout` action (callout.ts), given the renderer of the action's own response. */
+export type CalloutCompiler = (
+  action: Extract<Action, { type: 'callout' }>,
+  ruleId: string,
+  compile: TemplateCompiler,
+  respond: ResponseRenderer,
+) => CompiledAction;
 
 /** A response of a `mock` action or of a `weighted` one. */
 interface ResponseSpec {
@@ -135,6 +151,7 @@ export function compileAction(
   compile: TemplateCompiler,
   random: () => number = Math.random,
   blobOf: (name: string) => BlobBody | undefined = () => undefined,
+  callouts?: CalloutCompiler,
 ): CompiledAction {
   const a: Action = rule.action;
   switch (a.type) {
@@ -151,6 +168,8 @@ export function compileAction(
       const weights = a.responses.map((r) => r.weight);
       return (x, p) => responses[pickWeighted(weights, random())]!(x, p);
     }
+    case 'callout':
+      return callouts ? callouts(a, rule.id, compile, compileResponse(a, compile, rule.id)) : () => undefined;
     default:
       return () => undefined;
   }

@@ -24,3 +24,4 @@ export { compileRules, type CompiledRules, type RuleMatch } from './matcher.js';
 export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
 export { appendRecordedRule, recordedRule, type RecordedExchange } from './recording.js';
+export { CalloutQueue, type CalloutJob, type CalloutQueueOptions } from './callout-queue.js';

@@ -31,7 +31,7 @@ export const RULE_METHODS = [
   'TRACE',
   '*',
 ] as const;
-const CALLOUT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const;
+const CALLOUT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', '*'] as const;
 
 /** Most rules one bulk replace (PUT …/rules) carries (SPEC §4). */
 export const MAX_RULES = 500;
@@ -49,6 +49,9 @@ const Delay = Type.Number({
   default: 0,
   description: 'milliseconds; a fraction is kept as sent and rounded to whole milliseconds when used',
 });
+
+/** An async callout's wait before it is sent, in ms (bounded: a waiting callout holds a queue slot). */
+const CalloutDelay = Type.Number({ minimum: 0, maximum: MAX_DELAY_MS });
 
 /** Response headers of a rule: a list (a name may repeat); `templated: true` renders the value. */
 const RuleHeaderList = Type.Array(
@@ -191,11 +194,30 @@ export const Action = Type.Union(
           {
             url: Url,
             method: Type.Optional(
-              StringEnum(CALLOUT_METHODS, { description: "default: the request's method" }),
+              StringEnum(CALLOUT_METHODS, { default: '*', description: "`*`: the request's method" }),
+            ),
+            transform: Type.Optional(
+              StringEnum(['forward', 'custom'], {
+                default: 'forward',
+                description:
+                  "`forward`: the request's body and headers; `custom`: the callout's own `body` and `headers`",
+              }),
             ),
             headers: Type.Optional(HeaderList),
             body: Type.Optional(Body),
             templated: Type.Optional(Type.Boolean({ default: false })),
+            delay: Type.Optional(
+              Type.Object(
+                { min: CalloutDelay, max: CalloutDelay },
+                {
+                  additionalProperties: false,
+                  description: '`async`: the callout waits a random time between min and max ms',
+                },
+              ),
+            ),
+            connectionId: Type.Optional(
+              Type.String({ maxLength: 200, description: 'kept and shown, not used' }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -311,6 +333,9 @@ function ruleProblems(rule: RuleData, base: string): ErrorDetail[] {
     } catch {
       out.push(detail(`${base}/action/callout/url`, 'Not a valid URL', a.callout.url));
     }
+    const d = a.callout.delay;
+    if (d && d.min > d.max)
+      out.push(detail(`${base}/action/callout/delay`, `min (${d.min}) is more than max (${d.max})`, d.min));
   }
   return out;
 }

@@ -8,6 +8,7 @@ import type { Exchange, Step } from '../endpoint/index.js';
 import type { BlobRecord, EndpointRecord } from '../store/index.js';
 import { compileTemplate, loadFakeData, type TemplateInput } from '../template/index.js';
 import { compileAction, type CompiledAction, type TemplateCompiler } from './actions.js';
+import { calloutCompiler } from './callout.js';
 import { settingsOf } from './endpoint-settings.js';
 import { compileRulesInSlices, type CompiledRules } from './matcher.js';
 import { timeSlicer } from '../jobs/index.js';
@@ -57,10 +58,11 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
   const slice = timeSlicer();
   const matcher = await compileRulesInSlices(rules, slice);
   const actions = new Map<string, CompiledAction>();
+  const callouts = calloutCompiler(ctx, ctx.callouts);
   for (const r of rules) {
     actions.set(
       r.id,
-      compileAction(r, templates, Math.random, (n) => blobs.get(n)),
+      compileAction(r, templates, Math.random, (n) => blobs.get(n), callouts),
     );
     await slice();
   }

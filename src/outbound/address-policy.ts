@@ -1,6 +1,6 @@
 /**
- * The one SSRF guard of Mockingbird: which addresses an outbound request (the HTTP proxy now, rule
- * callouts later) may connect to. Addresses and ranges live in one 128-bit space (IPv4 as
+ * The one SSRF guard of Mockingbird: which addresses an outbound request (the HTTP proxy and rule
+ * callouts) may connect to. Addresses and ranges live in one 128-bit space (IPv4 as
  * IPv4-mapped IPv6), so `169.254.169.254` and `[::ffff:169.254.169.254]` are one address; the
  * embedding forms that reach an IPv4 host (IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`) are
  * folded onto it too. The most specific range that contains an address decides; on a tie the

@@ -1,6 +1,6 @@
 /**
  * The one outbound HTTP client (undici), shared by everything that sends a request on a user's
- * behalf: the HTTP proxy now, rule callouts later. Every connection goes through one connector that
+ * behalf: the HTTP proxy and rule callouts. Every connection goes through one connector that
  * resolves the host name itself, checks every address with the AddressPolicy, and connects to the
  * address it checked: a DNS answer that changes between the check and the connection (rebinding)
  * cannot move the connection elsewhere. TLS still verifies the certificate against the host name.
@@ -39,6 +39,8 @@ export interface UpstreamRequest {
   body?: Buffer | undefined;
   /** Accept any certificate (the endpoint's `proxy.ignoreSSLErrors`). */
   ignoreTlsErrors?: boolean;
+  /** Cancels the request (and the body's stream) from outside, e.g. at shutdown: a `failed` error. */
+  signal?: AbortSignal;
 }
 
 export interface UpstreamResponse {
@@ -152,7 +154,7 @@ export class OutboundClient {
         method: req.method,
         headers: req.headers as Record<string, string | string[]>,
         body: req.body ?? null,
-        signal: abort.signal,
+        signal: req.signal ? AbortSignal.any([abort.signal, req.signal]) : abort.signal,
       });
       return { status: res.statusCode, headers: res.headers as UpstreamResponse['headers'], body: res.body };
     } catch (err) {

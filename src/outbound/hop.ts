@@ -17,12 +17,31 @@ export function newInstanceId(): string {
   return randomBytes(9).toString('base64url');
 }
 
-/** Whether the incoming hop header shows a loop, and the value to send on. */
-export function nextHop(incoming: string | undefined, instanceId: string): { loop: boolean; value: string } {
-  const ids = (incoming ?? '')
+function hopIds(incoming: string | undefined): string[] {
+  return (incoming ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  const loop = ids.includes(instanceId) || ids.length >= MAX_HOPS;
-  return { loop, value: [...ids, instanceId].join(', ') };
+}
+
+/** Whether the incoming hop header shows a loop, and the value to send on. */
+export function nextHop(incoming: string | undefined, instanceId: string): { loop: boolean; value: string } {
+  return nextHopWithin(incoming, instanceId, 1);
+}
+
+/**
+ * As nextHop, for senders that may legitimately come back to this instance a few times (a rule
+ * callout to another endpoint of the same Mockingbird, whose rule calls out again): `depth` is how
+ * often `instanceId` is in the header already, and it is a loop once that reaches `maxDepth` (the
+ * proxy's is 1: never back through itself), or past MAX_HOPS ids whatever they are.
+ */
+export function nextHopWithin(
+  incoming: string | undefined,
+  instanceId: string,
+  maxDepth: number,
+): { loop: boolean; depth: number; value: string } {
+  const ids = hopIds(incoming);
+  const depth = ids.filter((id) => id === instanceId).length;
+  const loop = depth >= maxDepth || ids.length >= MAX_HOPS;
+  return { loop, depth, value: [...ids, instanceId].join(', ') };
 }

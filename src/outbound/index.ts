@@ -1,6 +1,6 @@
 /**
  * Public surface of outbound HTTP: the one client (undici) and the one SSRF guard every request
- * Mockingbird sends on a user's behalf goes through (proxy now, callouts later).
+ * Mockingbird sends on a user's behalf goes through (the proxy, rule callouts).
  */
 export {
   OutboundClient,
@@ -13,4 +13,4 @@ export {
 } from './client.js';
 export { AddressPolicy, BUILT_IN_DENY, parseCidr, type Refusal } from './address-policy.js';
 export { parseTarget, targetProblem, TargetRefused } from './target.js';
-export { HOP_HEADER, MAX_HOPS, newInstanceId, nextHop } from './hop.js';
+export { HOP_HEADER, MAX_HOPS, newInstanceId, nextHop, nextHopWithin } from './hop.js';

@@ -23,5 +23,6 @@ export function entryWeight({ entry, files }: NewHistoryEntry): number {
   let n = ROW_OVERHEAD + entry.path.length + entry.requestBody.length + entry.responseBody.length;
   n += headersWeight(entry.requestHeaders) + headersWeight(entry.responseHeaders);
   for (const f of files) n += f.data.length + f.fileName.length + f.fieldName.length + 64;
+  if (entry.callout) n += JSON.stringify(entry.callout).length;
   return n;
 }

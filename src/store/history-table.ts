@@ -10,7 +10,15 @@
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { entryWeight } from './history-size.js';
-import type { Behavior, HistoryEntry, HistoryFile, HistoryFilter, NewHistoryEntry, Page } from './types.js';
+import type {
+  Behavior,
+  CalloutRecord,
+  HistoryEntry,
+  HistoryFile,
+  HistoryFilter,
+  NewHistoryEntry,
+  Page,
+} from './types.js';
 
 export type RequestRow = Database['requests'];
 export type FileRow = Omit<Database['request_files'], 'seq'>;
@@ -43,6 +51,8 @@ function toEntry(r: RequestRow): HistoryEntry {
     files: JSON.parse(r.files) as HistoryEntry['files'],
     problems: JSON.parse(r.problems) as string[],
     ...(r.response_name !== null ? { responseName: r.response_name } : {}),
+    // Rows written before the column existed have no `callout` at all.
+    ...(r.callout != null ? { callout: JSON.parse(r.callout) as CalloutRecord } : {}),
   };
 }
 
@@ -69,6 +79,7 @@ function toRow({ entry: e, files }: NewHistoryEntry): RequestRow {
     problems: JSON.stringify(e.problems),
     response_name: e.responseName ?? null,
     size: entryWeight({ entry: e, files }),
+    callout: e.callout ? JSON.stringify(e.callout) : null,
   };
 }
 
@@ -374,6 +385,21 @@ export class HistoryTable {
     await tx.deleteFrom('request_files').where('endpoint', '=', endpoint).execute();
     await tx.deleteFrom('requests').where('endpoint', '=', endpoint).execute();
     await tx.deleteFrom('history_hidden').where('endpoint', '=', endpoint).execute();
+  }
+
+  /** Replaces an entry's callout; its weight follows (the size column, for the byte caps). */
+  async setCallout(endpoint: string, id: string, callout: CalloutRecord): Promise<boolean> {
+    const text = JSON.stringify(callout);
+    const r = await this.db
+      .updateTable('requests')
+      .set((eb) => ({
+        callout: text,
+        size: sql<number>`${eb.ref('size')} + ${text.length} - coalesce(length(${eb.ref('callout')}), 0)`,
+      }))
+      .where('endpoint', '=', endpoint)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   async getFile(endpoint: string, requestId: string, fieldName: string): Promise<HistoryFile | undefined> {

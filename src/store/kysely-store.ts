@@ -13,6 +13,7 @@ import type {
   BlobMeta,
   BlobRecord,
   EndpointRecord,
+  CalloutRecord,
   HistoryEntry,
   HistoryFile,
   HistoryFilter,
@@ -312,6 +313,10 @@ export class KyselyStore implements Store {
 
   getHistoryFile(endpoint: string, requestId: string, fieldName: string): Promise<HistoryFile | undefined> {
     return this.history.getFile(endpoint, requestId, fieldName);
+  }
+
+  setHistoryCallout(endpoint: string, id: string, callout: CalloutRecord): Promise<boolean> {
+    return this.history.setCallout(endpoint, id, callout);
   }
 
   pruneHistory(before: number, maxPerEndpoint: number, chunk?: number): Promise<number> {

@@ -174,6 +174,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.dropIndex('requests_endpoint_created').execute();
       },
     },
+    // A rule callout's request and response, kept with the entry of the request that made it; an
+    // async callout's outcome updates it later (issue 13, the callout action).
+    '0007_history_callout': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('requests').addColumn('callout', 'text').execute();
+      },
+    },
   };
 }
 

@@ -30,6 +30,8 @@ export interface Database {
     response_name: string | null;
     /** What the entry weighs in bytes (history-size.ts); 0 for entries older than the column. */
     size: number;
+    /** A rule callout's request and response, JSON (CalloutRecord); null for other entries. */
+    callout: string | null;
   };
   request_files: {
     seq: Generated<number>;

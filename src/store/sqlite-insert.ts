@@ -40,6 +40,7 @@ export const REQUEST_COLUMNS: (keyof RequestRow)[] = [
   'problems',
   'response_name',
   'size',
+  'callout',
 ];
 export const FILE_COLUMNS: (keyof FileRow)[] = [
   'request_id',

@@ -62,6 +62,43 @@ export interface HistoryEntry {
   problems: string[];
   /** The name of the response a weighted rule action chose. */
   responseName?: string;
+  /** What a rule's callout sent and got (behavior `callout`). */
+  callout?: CalloutRecord;
+}
+
+/**
+ * A rule callout (SPEC §4) as the history keeps it with its request's entry. An async callout is
+ * recorded `pending` with the answer, and its entry updated once it has its own answer.
+ */
+export interface CalloutRecord {
+  behavior: 'sync' | 'async';
+  /**
+   * `pending`: waiting for its delay or in flight; `done`: the target answered (any status);
+   * `failed`: no answer (refused, unreachable, timed out, a loop); `cancelled`: never sent (queue
+   * full, or the server shut down first). `error` says why for the last two.
+   */
+  state: 'pending' | 'done' | 'failed' | 'cancelled';
+  request: {
+    method: string;
+    url: string;
+    headers: Record<string, string | string[]>;
+    body: string;
+    bodyTruncated: boolean;
+    /** Files the callout sent (a forwarded multipart request's: the request's own, stored once). */
+    files: FileMeta[];
+  };
+  /** The target's answer; a sync callout's body is the entry's response body, not stored twice. */
+  response?: {
+    status: number;
+    headers: Record<string, string | string[]>;
+    body?: string;
+    bodyTruncated?: boolean;
+  };
+  error?: string;
+  /** Epoch ms when it was sent, and ms until its answer had ended. */
+  sentAt?: number;
+  durationMs?: number;
+  connectionId?: string;
 }
 
 export interface HistoryFile {
@@ -192,6 +229,11 @@ export interface Store {
   /** Deleted entries not purged yet. */
   historyPurgeBacklog(): Promise<number>;
   getHistoryFile(endpoint: string, requestId: string, fieldName: string): Promise<HistoryFile | undefined>;
+  /**
+   * Replaces the callout kept with an entry (an async callout's outcome, arriving after the entry was
+   * written); false when the entry is not (or no longer) there.
+   */
+  setHistoryCallout(endpoint: string, id: string, callout: CalloutRecord): Promise<boolean>;
   /**
    * Retention: drops entries older than `before` and beyond `maxPerEndpoint`, `chunk` at a time
    * (one transaction each, yielding to requests between them). Returns the count.

@@ -66,6 +66,7 @@ test('a worker that cannot write fails the batch with a clear error, and the nex
       problems: '[]',
       response_name: null,
       size: 0,
+      callout: null,
     };
     // A NOT NULL column left null: SQLite refuses the row inside the worker.
     await assert.rejects(

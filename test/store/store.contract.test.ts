@@ -117,6 +117,42 @@ for (const b of backends) {
       assert.deepEqual(await store.listBlobs('other'), []);
     });
 
+    it('history: a callout is kept with its entry, replaced later, and weighs in the size', async () => {
+      const callout: NonNullable<HistoryEntry['callout']> = {
+        behavior: 'async',
+        state: 'pending',
+        request: {
+          method: 'POST',
+          url: 'http://127.0.0.1:9/hook',
+          headers: { 'content-type': 'application/json', 'x-many': ['a', 'b'] },
+          body: '{"a":1}',
+          bodyTruncated: false,
+          files: [{ name: 'doc', fileName: 'a.txt', contentType: 'text/plain', size: 3 }],
+        },
+        connectionId: 'c1',
+      };
+      const e = entry('calls', { behavior: 'callout', callout });
+      const plain = entry('calls');
+      await store.insertHistory([e, plain]);
+      assert.deepEqual((await store.getHistory('calls', e.entry.id))?.callout, callout);
+      assert.equal((await store.getHistory('calls', plain.entry.id))?.callout, undefined);
+      const before = (await store.trimHistory('calls', { maxEntries: 100, maxBytes: 1e9 })).bytes;
+      const done: NonNullable<HistoryEntry['callout']> = {
+        ...callout,
+        state: 'done',
+        sentAt: 1_700_000_000_500,
+        durationMs: 12,
+        response: { status: 201, headers: { 'x-up': '1' }, body: 'x'.repeat(500), bodyTruncated: false },
+      };
+      assert.equal(await store.setHistoryCallout('calls', e.entry.id, done), true);
+      const listed = (await store.listHistory('calls', {}, 10)).data.find((x) => x.id === e.entry.id);
+      assert.deepEqual(listed?.callout, done);
+      const after = (await store.trimHistory('calls', { maxEntries: 100, maxBytes: 1e9 })).bytes;
+      assert.equal(after - before, JSON.stringify(done).length - JSON.stringify(callout).length);
+      assert.equal(await store.setHistoryCallout('calls', 'no-such-id', done), false);
+      assert.equal(await store.setHistoryCallout('other', e.entry.id, done), false, 'by endpoint');
+    });
+
     it('meta values upsert', async () => {
       assert.equal(await store.getMeta('k'), undefined);
       await store.setMeta('k', 'a');
