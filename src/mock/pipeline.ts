@@ -12,6 +12,7 @@ import type { Settings } from './settings.js';
 import { settingsOf } from './endpoint-settings.js';
 import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
 import { rulesStep } from './rules-step.js';
+import { oasStep } from './oas-step.js';
 
 type DefaultResponseSetting = NonNullable<Settings['defaultResponse']>;
 
@@ -85,6 +86,7 @@ export function mockPipeline(ctx: AppContext): EndpointPipeline {
       rateLimitStep(ctx, settings),
       quotaStep(ctx),
       rulesStep(ctx),
+      oasStep(ctx),
       defaultStep,
     ],
     finish: (x, o) => withCors(settings(x), x, o),
