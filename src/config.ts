@@ -47,6 +47,8 @@ export interface Config {
   authFailureLimit: number;
   /** Largest response blob uploaded with POST …/blobs, in bytes. */
   blobLimit: number;
+  /** Largest OpenAPI document uploaded with POST …/specs, in bytes. */
+  oasSpecLimit: number;
   /** Where the faker image helpers point (`<host>/640/480/<category>`). */
   imageHost: string;
   historyRetentionDays: number;
@@ -352,6 +354,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     flag: 'blob-limit',
     help: 'largest response blob (POST …/blobs) in bytes',
     default: 10 * MB,
+    parse: int(1024, 100 * MB),
+  },
+  {
+    key: 'oasSpecLimit',
+    env: 'OAS_SPEC_LIMIT',
+    flag: 'oas-spec-limit',
+    help: 'largest OpenAPI document (POST …/specs) in bytes',
+    default: 5 * MB,
     parse: int(1024, 100 * MB),
   },
   {
