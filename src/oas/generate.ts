@@ -6,9 +6,10 @@
  * `oneOf`/`anyOf` (the first choice), OpenAPI 3.0's `nullable` and 3.1's type lists are understood.
  *
  * Bounded whatever the schema (SPEC §12): nesting past OAS_GENERATE_DEPTH keeps required properties
- * only and the fewest items, and past twice that gives empty values, so a recursive schema (a tree of
- * nodes) ends; arrays have at most OAS_GENERATE_ITEMS items; one body has at most OAS_GENERATE_NODES
- * values, after which only required properties and the fewest items are made.
+ * only and at most one item, and past twice that gives empty values, so a recursive schema (a tree of
+ * nodes) ends; arrays have at most OAS_GENERATE_ITEMS items; past OAS_GENERATE_NODES values in one
+ * body only required properties and empty arrays are made, and past twice that, empty values. So
+ * `minItems`, `minLength` and `required` are honoured only within these bounds.
  */
 import type { Faker } from '@faker-js/faker';
 import { deref, isObject, type JsonObject } from './refs.js';
@@ -55,12 +56,11 @@ function merged(st: State, s: JsonObject): JsonObject {
     const sub = p !== s && Array.isArray(p['allOf']) ? merged(st, p) : p;
     for (const [k, v] of Object.entries(sub)) {
       if (k === 'allOf') continue;
-      if (k === 'properties' && isObject(v))
+      if (k === 'properties' && isObject(v)) {
         for (const [pk, pv] of Object.entries(v)) setOwn(properties, pk, pv);
-      else if (k === 'required' && Array.isArray(v))
-        for (const r of v)
-          if (typeof r === 'string') required.add(r);
-          else if (!Object.hasOwn(out, k)) setOwn(out, k, v);
+      } else if (k === 'required' && Array.isArray(v)) {
+        for (const r of v as unknown[]) if (typeof r === 'string') required.add(r);
+      } else if (!Object.hasOwn(out, k)) setOwn(out, k, v);
     }
   }
   if (Object.keys(properties).length > 0) out['properties'] = properties;
@@ -104,7 +104,8 @@ function gen(st: State, raw: unknown, name: string, depth: number): unknown {
   const s = deref(st.root, raw);
   if (s === true || s === undefined) return stringFor(st, {}, name);
   if (!isObject(s)) return undefined;
-  if (depth > 2 * OAS_GENERATE_DEPTH) return least(s);
+  // The hard stop: past twice the depth or twice the values, the least value of the type.
+  if (depth > 2 * OAS_GENERATE_DEPTH || st.nodes > 2 * OAS_GENERATE_NODES) return least(s);
   st.nodes++;
   if (st.useExamples) {
     if (s['example'] !== undefined) return s['example'];
@@ -137,7 +138,7 @@ function gen(st: State, raw: unknown, name: string, depth: number): unknown {
     case 'object':
       return objectFor(st, s, depth, shallow);
     case 'array':
-      return arrayFor(st, s, name, depth, shallow);
+      return arrayFor(st, s, name, depth, shallow, spent);
     case 'integer':
       return numberFor(st, s, name, true);
     case 'number':
@@ -173,7 +174,14 @@ function objectFor(st: State, s: JsonObject, depth: number, shallow: boolean): J
   return out;
 }
 
-function arrayFor(st: State, s: JsonObject, name: string, depth: number, shallow: boolean): unknown[] {
+function arrayFor(
+  st: State,
+  s: JsonObject,
+  name: string,
+  depth: number,
+  shallow: boolean,
+  spent: boolean,
+): unknown[] {
   const min = Math.min(
     typeof s['minItems'] === 'number' ? Math.max(0, s['minItems']) : 0,
     OAS_GENERATE_ITEMS,
@@ -182,9 +190,12 @@ function arrayFor(st: State, s: JsonObject, name: string, depth: number, shallow
     typeof s['maxItems'] === 'number' ? s['maxItems'] : Math.max(min, 3),
     OAS_GENERATE_ITEMS,
   );
-  const count = shallow
-    ? min
-    : st.faker.number.int({ min: Math.max(min, Math.min(1, max)), max: Math.max(min, max) });
+  // Past the depth, the fewest items (at most one); once the values are spent, none.
+  const count = spent
+    ? 0
+    : shallow
+      ? Math.min(min, 1)
+      : st.faker.number.int({ min: Math.max(min, Math.min(1, max)), max: Math.max(min, max) });
   const prefix: unknown[] = Array.isArray(s['prefixItems']) ? (s['prefixItems'] as unknown[]) : [];
   // Items are named after the array (`emails` holds e-mails), without a plural `s`.
   const itemName = name.replace(/(?<=.)(e?s)$/i, (m) => (m.toLowerCase() === 'es' ? 'e' : ''));
