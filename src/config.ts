@@ -60,6 +60,8 @@ export interface Config {
   qrTimeout: number;
   /** Largest response blob uploaded with POST …/blobs, in bytes. */
   blobLimit: number;
+  /** Largest OpenAPI document uploaded with POST …/specs, in bytes. */
+  oasSpecLimit: number;
   /** Where the faker image helpers point (`<host>/640/480/<category>`). */
   imageHost: string;
   /** Ms an upstream (proxy target) has to connect and send its headers, and the longest pause in its body. */
@@ -457,6 +459,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     flag: 'blob-limit',
     help: 'largest response blob (POST …/blobs) in bytes',
     default: 10 * MB,
+    parse: int(1024, 100 * MB),
+  },
+  {
+    key: 'oasSpecLimit',
+    env: 'OAS_SPEC_LIMIT',
+    flag: 'oas-spec-limit',
+    help: 'largest OpenAPI document (POST …/specs) in bytes',
+    default: 5 * MB,
     parse: int(1024, 100 * MB),
   },
   {

@@ -20,6 +20,8 @@ export class FileUpload {
     readonly data: Buffer,
     readonly fileName: string,
     readonly contentType: string,
+    /** The text fields sent beside the file (only those the parser allows). */
+    readonly fields: Readonly<Record<string, string>> = {},
   ) {}
 }
 
@@ -30,6 +32,8 @@ export interface FileUploadOptions {
   limit: number;
   /** What the file is, for messages: `image`, `file`. */
   noun: string;
+  /** Text fields allowed beside the file (each at most 1 KiB, sent once); any other field is refused. */
+  fields?: readonly string[];
 }
 
 type Done = (err: Error | null, body?: unknown) => void;
@@ -38,6 +42,7 @@ const CLOSE = { connection: 'close' };
 
 export function fileUploadParser(opts: FileUploadOptions) {
   const { field, limit, noun } = opts;
+  const allowed = new Set(opts.fields ?? []);
   /** A 400 about the upload; by default it closes the connection, as the body may not have been read. */
   const invalid = (message: string, headers: Record<string, string> = CLOSE): AppError =>
     new AppError('validation_error', message, { details: [{ path: `/${field}`, message }], headers });
@@ -68,6 +73,7 @@ export function fileUploadParser(opts: FileUploadOptions) {
 
     let settled = false;
     let file: FileUpload | undefined;
+    const fields: Record<string, string> = {};
     const fail = (err: AppError): void => {
       if (settled) return;
       settled = true;
@@ -77,9 +83,22 @@ export function fileUploadParser(opts: FileUploadOptions) {
       done(err);
     };
 
-    bb.on('field', (name) =>
-      fail(invalid(`Unknown field "${name}": send the ${noun} alone, in the field "${field}".`)),
-    );
+    bb.on('field', (name, value, info) => {
+      if (!allowed.has(name) || Object.hasOwn(fields, name) || info.valueTruncated) {
+        const also = [...allowed].map((f) => `"${f}"`).join(', ');
+        fail(
+          invalid(
+            allowed.has(name)
+              ? `The field "${name}" is sent more than once or is too long.`
+              : also
+                ? `Unknown field "${name}": send the ${noun} in the field "${field}", with ${also} at most.`
+                : `Unknown field "${name}": send the ${noun} alone, in the field "${field}".`,
+          ),
+        );
+        return;
+      }
+      fields[name] = value;
+    });
     bb.on('file', (name, stream, info) => {
       if (name !== field) {
         stream.resume();
@@ -92,7 +111,8 @@ export function fileUploadParser(opts: FileUploadOptions) {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('limit', () => fail(tooLarge()));
       stream.on('end', () => {
-        if (!settled) file = new FileUpload(Buffer.concat(chunks), info.filename ?? '', info.mimeType ?? '');
+        if (!settled)
+          file = new FileUpload(Buffer.concat(chunks), info.filename ?? '', info.mimeType ?? '', fields);
       });
     });
     bb.on('filesLimit', () => fail(invalid(`Send one ${noun} only, in the field "${field}".`)));

@@ -14,6 +14,7 @@ import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.j
 import { rulesStep } from './rules-step.js';
 import { tunnelStep } from '../tunnel/index.js';
 import { proxyStep } from './proxy-step.js';
+import { oasStep } from './oas-step.js';
 
 type DefaultResponseSetting = NonNullable<Settings['defaultResponse']>;
 
@@ -89,6 +90,7 @@ export function mockPipeline(ctx: AppContext): EndpointPipeline {
       rulesStep(ctx),
       tunnelStep(ctx),
       proxyStep(ctx),
+      oasStep(ctx),
       defaultStep,
     ],
     finish: (x, o) => withCors(settings(x), x, o),

@@ -4,6 +4,7 @@
  */
 import { Migrator, type Kysely } from 'kysely';
 import { BlobTable } from './blob-table.js';
+import { SpecTable } from './spec-table.js';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
 import { pruneHistoryRows, trimHistoryRows } from './retention.js';
 import type { Database } from './schema.js';
@@ -22,6 +23,9 @@ import type {
   NewHistoryEntry,
   Page,
   RuleRecord,
+  SpecInfo,
+  SpecJobRecord,
+  SpecRecord,
   StateItem,
   Store,
   TotpRecord,
@@ -30,6 +34,7 @@ import type {
 export class KyselyStore implements Store {
   private readonly history: HistoryTable;
   private readonly blobs: BlobTable;
+  private readonly specs: SpecTable;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -41,6 +46,7 @@ export class KyselyStore implements Store {
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
     this.blobs = new BlobTable(db);
+    this.specs = new SpecTable(db);
   }
 
   /** Applies every pending migration; throws with the failing migration's error. */
@@ -139,6 +145,7 @@ export class KyselyStore implements Store {
       await this.history.deleteEndpointHistory(tx, name);
       await tx.deleteFrom('state').where('endpoint', '=', name).execute();
       await tx.deleteFrom('blobs').where('endpoint', '=', name).execute();
+      await SpecTable.deleteEndpoint(tx, name);
       await tx.deleteFrom('api_keys').where('endpoint', '=', name).execute();
       return true;
     });
@@ -251,6 +258,34 @@ export class KyselyStore implements Store {
 
   deleteBlob(endpoint: string, name: string): Promise<boolean> {
     return this.blobs.delete(endpoint, name);
+  }
+
+  putSpec(spec: SpecRecord): Promise<void> {
+    return this.specs.put(spec);
+  }
+
+  getSpec(endpoint: string): Promise<SpecRecord | undefined> {
+    return this.specs.get(endpoint);
+  }
+
+  getSpecInfo(endpoint: string): Promise<SpecInfo | undefined> {
+    return this.specs.info(endpoint);
+  }
+
+  deleteSpec(endpoint: string): Promise<boolean> {
+    return this.specs.delete(endpoint);
+  }
+
+  createSpecJob(job: SpecJobRecord, keep?: number): Promise<void> {
+    return this.specs.createJob(job, keep);
+  }
+
+  updateSpecJob(id: string, patch: Parameters<Store['updateSpecJob']>[1]): Promise<boolean> {
+    return this.specs.updateJob(id, patch);
+  }
+
+  getSpecJob(endpoint: string, id: string): Promise<SpecJobRecord | undefined> {
+    return this.specs.getJob(endpoint, id);
   }
 
   async reorderRules(endpoint: string, order: string[]): Promise<number> {

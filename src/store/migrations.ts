@@ -181,6 +181,42 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('requests').addColumn('callout', 'text').execute();
       },
     },
+    // OpenAPI mocking (issue 12): one uploaded document per endpoint, and the jobs that process uploads.
+    '0007_oas_specs': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('oas_specs')
+          .addColumn('endpoint', 'text', (c) => c.primaryKey())
+          .addColumn('job_id', 'text', (c) => c.notNull())
+          .addColumn('intelligence_mock', 'integer', (c) => c.notNull())
+          .addColumn('title', 'text', (c) => c.notNull())
+          .addColumn('version', 'text', (c) => c.notNull())
+          .addColumn('spec_version', 'text', (c) => c.notNull())
+          .addColumn('operations', 'text', (c) => c.notNull())
+          .addColumn('document', 'text', (c) => c.notNull())
+          .addColumn('size', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('oas_jobs')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('message', 'text', (c) => c.notNull())
+          .addColumn('progress', 'integer', (c) => c.notNull())
+          .addColumn('result', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('completed_at', 'bigint')
+          .addColumn('failed_at', 'bigint')
+          .execute();
+        await db.schema
+          .createIndex('oas_jobs_endpoint_created')
+          .on('oas_jobs')
+          .columns(['endpoint', 'created_at'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -54,6 +54,31 @@ export interface Database {
     data: Buffer;
     created_at: number;
   };
+  /** An endpoint's OpenAPI document (spec-table.ts). */
+  oas_specs: {
+    endpoint: string;
+    job_id: string;
+    intelligence_mock: number;
+    title: string;
+    version: string;
+    spec_version: string;
+    operations: string;
+    document: string;
+    size: number;
+    created_at: number;
+  };
+  oas_jobs: {
+    id: string;
+    endpoint: string;
+    type: string;
+    status: string;
+    message: string;
+    progress: number;
+    result: string | null;
+    created_at: number;
+    completed_at: number | null;
+    failed_at: number | null;
+  };
   totp_secrets: {
     id: string;
     issuer: string | null;

@@ -155,6 +155,46 @@ export interface BlobRecord extends BlobMeta {
   data: Buffer;
 }
 
+/** An endpoint's OpenAPI document (SPEC §7), as the upload job stored it: at most one per endpoint. */
+export interface SpecInfo {
+  endpoint: string;
+  /** The job that stored it. */
+  jobId: string;
+  intelligenceMock: boolean;
+  title: string;
+  /** `info.version` of the document. */
+  version: string;
+  /** `openapi` or `swagger` of the document: `3.1.0`, `2.0`. */
+  specVersion: string;
+  /** What the document offers, as `[{ method, path, operationId?, summary? }]`. */
+  operations: Json[];
+  /** Bytes of the stored document. */
+  size: number;
+  createdAt: number;
+}
+
+export interface SpecRecord extends SpecInfo {
+  /** The document as JSON text (YAML uploads are stored converted). */
+  document: string;
+}
+
+export type SpecJobStatus = 'QUEUED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+
+/** An API-visible job (SPEC §7 `GET …/jobs/:jobId`): the processing of one spec upload. */
+export interface SpecJobRecord {
+  id: string;
+  endpoint: string;
+  type: 'oas';
+  status: SpecJobStatus;
+  message: string;
+  /** 0 to 100. */
+  progress: number;
+  result: Json | null;
+  createdAt: number;
+  completedAt: number | null;
+  failedAt: number | null;
+}
+
 export interface TotpRecord {
   id: string;
   issuer: string | null;
@@ -205,6 +245,24 @@ export interface Store {
   /** The endpoint's blobs, oldest first, without their bytes. */
   listBlobs(endpoint: string): Promise<BlobMeta[]>;
   deleteBlob(endpoint: string, name: string): Promise<boolean>;
+
+  /** Stores the endpoint's spec, replacing the one it had. */
+  putSpec(spec: SpecRecord): Promise<void>;
+  /** The endpoint's spec with its document. */
+  getSpec(endpoint: string): Promise<SpecRecord | undefined>;
+  /** The endpoint's spec without its document. */
+  getSpecInfo(endpoint: string): Promise<SpecInfo | undefined>;
+  deleteSpec(endpoint: string): Promise<boolean>;
+  /** Records a new job; the endpoint keeps its `keep` newest jobs, older ones go. */
+  createSpecJob(job: SpecJobRecord, keep?: number): Promise<void>;
+  /** Changes a job's state; false when unknown. */
+  updateSpecJob(
+    id: string,
+    patch: Partial<
+      Pick<SpecJobRecord, 'status' | 'message' | 'progress' | 'result' | 'completedAt' | 'failedAt'>
+    >,
+  ): Promise<boolean>;
+  getSpecJob(endpoint: string, id: string): Promise<SpecJobRecord | undefined>;
 
   /** Moves the listed ids to the top in that order; returns how many moved. Unknown ids are ignored. */
   reorderRules(endpoint: string, order: string[]): Promise<number>;

@@ -91,6 +91,14 @@ function fakerFor(locale: string, problems: string[]): Faker | undefined {
   return fakers['en'];
 }
 
+/**
+ * The faker of `locale` (or of its language, else English) once `loadFakeData` has run: fake data
+ * outside templates (OpenAPI mocking's generated bodies) comes from the same instances.
+ */
+export function fakerOf(locale: string): Faker | undefined {
+  return fakerFor(locale, []);
+}
+
 function lineOf(err: Error): number | undefined {
   const e = err as Error & { lineNumber?: number };
   if (typeof e.lineNumber === 'number') return e.lineNumber;

@@ -2,6 +2,7 @@
 export {
   compileTemplate,
   isSafeHeaderValue,
+  fakerOf,
   loadFakeData,
   TEMPLATE_LIMITS,
   type CompiledTemplate,

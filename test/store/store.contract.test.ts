@@ -153,6 +153,78 @@ for (const b of backends) {
       assert.equal(await store.setHistoryCallout('other', e.entry.id, done), false, 'by endpoint');
     });
 
+    it('specs: one per endpoint, replaced by the next, listed without the document, deleted', async () => {
+      const spec = {
+        endpoint: 'other',
+        jobId: 'j1',
+        intelligenceMock: false,
+        title: 'Pets',
+        version: '1.0.0',
+        specVersion: '3.0.3',
+        operations: [{ method: 'GET', path: '/pets' }],
+        size: 12,
+        createdAt: 7,
+        document: '{"openapi":"3.0.3"}',
+      };
+      assert.equal(await store.getSpec('other'), undefined);
+      await store.putSpec(spec);
+      assert.deepEqual(await store.getSpec('other'), spec);
+      await store.putSpec({ ...spec, jobId: 'j2', intelligenceMock: true, title: 'Pets 2' });
+      const { document: _d, ...info } = spec;
+      assert.deepEqual(await store.getSpecInfo('other'), {
+        ...info,
+        jobId: 'j2',
+        intelligenceMock: true,
+        title: 'Pets 2',
+      });
+      assert.equal(await store.getSpecInfo('shop'), undefined);
+      assert.equal(await store.deleteSpec('other'), true);
+      assert.equal(await store.deleteSpec('other'), false);
+      assert.equal(await store.getSpec('other'), undefined);
+    });
+
+    it('spec jobs: created, updated, read per endpoint, only the newest kept', async () => {
+      const job = (id: string, createdAt: number) => ({
+        id,
+        endpoint: 'other',
+        type: 'oas' as const,
+        status: 'QUEUED' as const,
+        message: 'queued',
+        progress: 0,
+        result: null,
+        createdAt,
+        completedAt: null,
+        failedAt: null,
+      });
+      await store.createSpecJob(job('job-a', 1));
+      assert.deepEqual(await store.getSpecJob('other', 'job-a'), job('job-a', 1));
+      assert.equal(await store.getSpecJob('shop', 'job-a'), undefined);
+      assert.equal(
+        await store.updateSpecJob('job-a', {
+          status: 'COMPLETED',
+          progress: 100,
+          message: 'done',
+          result: { operations: [{ method: 'GET', path: '/x' }] },
+          completedAt: 9,
+        }),
+        true,
+      );
+      assert.deepEqual(await store.getSpecJob('other', 'job-a'), {
+        ...job('job-a', 1),
+        status: 'COMPLETED',
+        progress: 100,
+        message: 'done',
+        result: { operations: [{ method: 'GET', path: '/x' }] },
+        completedAt: 9,
+      });
+      assert.equal(await store.updateSpecJob('nope', { status: 'FAILED' }), false);
+      await store.createSpecJob(job('job-b', 2), 2);
+      await store.createSpecJob(job('job-c', 3), 2);
+      assert.equal(await store.getSpecJob('other', 'job-a'), undefined);
+      assert.equal((await store.getSpecJob('other', 'job-b'))?.id, 'job-b');
+      assert.equal((await store.getSpecJob('other', 'job-c'))?.id, 'job-c');
+    });
+
     it('meta values upsert', async () => {
       assert.equal(await store.getMeta('k'), undefined);
       await store.setMeta('k', 'a');
@@ -497,6 +569,37 @@ for (const b of backends) {
       assert.equal(await store.getHistoryFile('gone', e.id, 'f'), undefined);
       assert.deepEqual(await store.listState('gone'), []);
       assert.equal(await store.findApiKeyByHash('gh'), undefined);
+    });
+
+    it('deleting an endpoint removes its spec and its jobs', async () => {
+      await store.createEndpoint({ name: 'specced', createdAt: 1, settings: {} });
+      await store.putSpec({
+        endpoint: 'specced',
+        jobId: 'sj',
+        intelligenceMock: false,
+        title: 't',
+        version: '1',
+        specVersion: '3.1.0',
+        operations: [],
+        size: 2,
+        createdAt: 1,
+        document: '{}',
+      });
+      await store.createSpecJob({
+        id: 'sj',
+        endpoint: 'specced',
+        type: 'oas',
+        status: 'COMPLETED',
+        message: '',
+        progress: 100,
+        result: null,
+        createdAt: 1,
+        completedAt: 2,
+        failedAt: null,
+      });
+      assert.equal(await store.deleteEndpoint('specced'), true);
+      assert.equal(await store.getSpec('specced'), undefined);
+      assert.equal(await store.getSpecJob('specced', 'sj'), undefined);
     });
 
     it('TOTP records: insert, touch, purge by last use', async () => {

@@ -1,0 +1,24 @@
+/**
+ * Public surface of OpenAPI mocking (SPEC §7): validating an uploaded document off the event loop,
+ * the upload job, and the answers of a spec's operations for the pipeline's OpenAPI step.
+ */
+export {
+  validateSpec,
+  OAS_VALIDATIONS_AT_ONCE,
+  OAS_VALIDATIONS_WAITING,
+  OAS_VALIDATION_TIMEOUT_MS,
+  OAS_VALIDATION_HEAP_MB,
+  type ValidSpec,
+} from './validate.js';
+export { startSpecJob, jobView } from './jobs.js';
+export { specAnswer, compiledSpecOf } from './serve.js';
+export { compileSpec, type CompiledSpec, type Operation, type OperationMatch } from './compile.js';
+export {
+  generate,
+  OAS_GENERATE_DEPTH,
+  OAS_GENERATE_ITEMS,
+  OAS_GENERATE_NODES,
+  OAS_GENERATE_STRING,
+} from './generate.js';
+export { parsePrefer, type OasAnswer } from './respond.js';
+export type { OperationSummary } from './document.js';

@@ -1,0 +1,52 @@
+/**
+ * The compiled spec of an endpoint, for the pipeline's OpenAPI step: read and compiled on first use
+ * after each change, then kept beside the cached endpoint record (as the rules are), so a request
+ * never parses the document again. The upload job warms it before it reports COMPLETED.
+ */
+import type { AppContext } from '../context.js';
+import type { EndpointRecord } from '../store/index.js';
+import { fakerOf, loadFakeData } from '../template/index.js';
+import type { CapturedRequest } from '../http/index.js';
+import { compileSpec, type CompiledSpec } from './compile.js';
+import { respond, type OasAnswer } from './respond.js';
+
+const compiled = new WeakMap<EndpointRecord, Promise<CompiledSpec | null>>();
+
+async function load(ctx: Pick<AppContext, 'store'>, ep: EndpointRecord): Promise<CompiledSpec | null> {
+  const spec = await ctx.store.getSpec(ep.name);
+  if (!spec) return null;
+  await loadFakeData();
+  return compileSpec(spec.document, spec.intelligenceMock);
+}
+
+/** The endpoint's compiled spec, or null when it has none. */
+export function compiledSpecOf(
+  ctx: Pick<AppContext, 'store'>,
+  ep: EndpointRecord,
+): Promise<CompiledSpec | null> {
+  let c = compiled.get(ep);
+  if (!c) {
+    c = load(ctx, ep);
+    compiled.set(ep, c);
+    c.catch(() => compiled.delete(ep)); // a failed read is retried by the next request
+  }
+  return c;
+}
+
+/**
+ * The spec's answer to `request` in the endpoint's `locale`, or undefined when the endpoint has no
+ * spec or no operation of it fits the method and path.
+ */
+export async function specAnswer(
+  ctx: Pick<AppContext, 'store'>,
+  ep: EndpointRecord,
+  request: CapturedRequest,
+  locale: string,
+): Promise<OasAnswer | undefined> {
+  const spec = await compiledSpecOf(ctx, ep);
+  if (!spec) return undefined;
+  const m = spec.match(request.method, request.pathname);
+  const faker = fakerOf(locale);
+  if (!m || !faker) return undefined;
+  return respond(spec, m.op, request, faker);
+}

@@ -1,0 +1,84 @@
+/**
+ * The validation worker thread: reads one uploaded document (JSON or YAML), refuses `$ref`s that
+ * point outside it, and validates it with @readme/openapi-parser against the Swagger 2.0, OpenAPI 3.0
+ * or 3.1 schema and the parser's own rules. It runs here, not on the thread that answers requests,
+ * because validating a large document is hundreds of milliseconds of synchronous work (SPEC §12); the
+ * main thread bounds its time and memory and ends it after one document (validate.ts).
+ */
+import { parentPort } from 'node:worker_threads';
+import { validate } from '@readme/openapi-parser';
+import { readDocument, summarize, type DocumentSummary } from './document.js';
+import { externalRefs } from './refs.js';
+
+export interface CheckRequest {
+  text: string;
+}
+
+export type CheckReply =
+  | ({ ok: true; document: string } & DocumentSummary)
+  | { ok: false; message: string; findings: { path: string; message: string; received?: string }[] };
+
+/** Findings reported at most; the message says how many more there were. */
+const MAX_FINDINGS = 20;
+
+/** The first line of a parser finding (the rest is a code frame of the document). */
+function headline(message: string): string {
+  const lines = message.split('\n').map((l) => l.trim());
+  const here = lines.find((l) => /\^ .+ here!?$/.test(l));
+  const first = lines[0] ?? message;
+  return here ? `${first} (${here.replace(/^.*\^\s*/, '')})` : first;
+}
+
+async function check(text: string): Promise<CheckReply> {
+  let doc;
+  try {
+    doc = readDocument(text);
+  } catch (err) {
+    const message = (err as Error).message;
+    return { ok: false, message, findings: [{ path: '/', message }] };
+  }
+  const external = externalRefs(doc);
+  if (external.length > 0)
+    return {
+      ok: false,
+      message:
+        'The document refers to other files or URLs; only references inside the document (#/…) are resolved. Bundle the document into one file first.',
+      findings: external.map((e) => ({
+        path: e.path,
+        message: 'External reference: not resolved',
+        received: JSON.stringify(e.ref),
+      })),
+    };
+  // The stored form is JSON; the parser gets its own copy, as dereferencing rewrites the object.
+  const json = JSON.stringify(doc);
+  const result = await validate(JSON.parse(json) as Parameters<typeof validate>[0], {
+    resolve: { external: false, file: false },
+    dereference: { circular: true },
+    validate: { errors: { colorize: false } },
+  });
+  if (!result.valid) {
+    const more = result.additionalErrors + Math.max(0, result.errors.length - MAX_FINDINGS);
+    return {
+      ok: false,
+      message:
+        `The document is not a valid ${result.specification ?? 'OpenAPI'} document` +
+        (more > 0 ? ` (${more} more findings not listed).` : '.'),
+      findings: result.errors
+        .slice(0, MAX_FINDINGS)
+        .map((e) => ({ path: '/', message: headline(e.message) })),
+    };
+  }
+  return { ok: true, document: json, ...summarize(doc) };
+}
+
+const port = parentPort;
+if (!port) throw new Error('validate-worker runs as a worker thread');
+port.once('message', (m: CheckRequest) => {
+  check(m.text).then(
+    (reply) => port.postMessage(reply),
+    (err: unknown) => {
+      const message = `The document could not be validated: ${err instanceof Error ? err.message : String(err)}`;
+      port.postMessage({ ok: false, message, findings: [{ path: '/', message }] } satisfies CheckReply);
+    },
+  );
+});

@@ -1,0 +1,117 @@
+/**
+ * Validating an uploaded document off the event loop: each document gets a fresh worker thread
+ * (validate-worker.ts) with bounded memory and time, ended once it answers. At most
+ * `OAS_VALIDATIONS_AT_ONCE` run together and `OAS_VALIDATIONS_WAITING` wait; more uploads at the same
+ * moment are refused with 429 rather than queued without bound (each holds up to OAS_SPEC_LIMIT bytes).
+ */
+import { Worker } from 'node:worker_threads';
+import { AppError } from '../errors.js';
+import type { DocumentSummary } from './document.js';
+import type { CheckReply, CheckRequest } from './validate-worker.js';
+
+/** Validations running at the same time. */
+export const OAS_VALIDATIONS_AT_ONCE = 2;
+/** Uploads waiting for a validation slot; past it, 429. */
+export const OAS_VALIDATIONS_WAITING = 8;
+/** Longest a validation may run before the document is refused. */
+export const OAS_VALIDATION_TIMEOUT_MS = 30_000;
+/** Heap of one validation worker, in MB: a document that needs more is refused. */
+export const OAS_VALIDATION_HEAP_MB = 512;
+
+/** A document that passed: its JSON text and what the API shows of it. */
+export type ValidSpec = DocumentSummary & { document: string };
+
+/** Under tsx (the tests) the worker is TypeScript and needs tsx's loader too. */
+function startWorker(): Worker {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const url = new URL(`./validate-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+  const resourceLimits = { maxOldGenerationSizeMb: OAS_VALIDATION_HEAP_MB };
+  if (!fromSource) return new Worker(url, { resourceLimits });
+  const code = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(code, { eval: true, resourceLimits });
+}
+
+function refused(message: string): AppError {
+  return new AppError('validation_error', message, { details: [{ path: '/', message }] });
+}
+
+function runWorker(text: string, timeoutMs: number): Promise<CheckReply> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorker();
+    let settled = false;
+    const finish = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+      void worker.terminate();
+    };
+    const timer = setTimeout(
+      () =>
+        finish(() =>
+          reject(
+            refused(
+              `The document could not be validated within ${timeoutMs / 1000} s; it is too large or too complex.`,
+            ),
+          ),
+        ),
+      timeoutMs,
+    );
+    worker.once('message', (reply: CheckReply) => finish(() => resolve(reply)));
+    worker.once('error', (err: Error & { code?: string }) =>
+      finish(() =>
+        reject(
+          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? refused(
+                'The document needs more memory to validate than a document may use; it is too large or too complex.',
+              )
+            : err,
+        ),
+      ),
+    );
+    worker.once('exit', (code) =>
+      finish(() => reject(new Error(`OpenAPI validation worker exited with code ${code}`))),
+    );
+    const request: CheckRequest = { text };
+    worker.postMessage(request);
+  });
+}
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function slot(): Promise<() => void> {
+  if (running >= OAS_VALIDATIONS_AT_ONCE) {
+    if (waiting.length >= OAS_VALIDATIONS_WAITING)
+      throw new AppError(
+        'rate_limited',
+        'Too many documents are being validated at the moment; retry shortly.',
+        {
+          headers: { 'retry-after': '5' },
+        },
+      );
+    await new Promise<void>((r) => waiting.push(r));
+  } else running++;
+  return () => {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  };
+}
+
+/**
+ * Reads and validates `text` (JSON or YAML; Swagger 2.0, OpenAPI 3.0 or 3.1). Resolves with the
+ * document and its summary; throws AppError `validation_error` with the parser's findings as details.
+ */
+export async function validateSpec(text: string, timeoutMs = OAS_VALIDATION_TIMEOUT_MS): Promise<ValidSpec> {
+  const release = await slot();
+  let reply: CheckReply;
+  try {
+    reply = await runWorker(text, timeoutMs);
+  } finally {
+    release();
+  }
+  if (!reply.ok) throw new AppError('validation_error', reply.message, { details: reply.findings });
+  const { ok: _ok, ...valid } = reply;
+  return valid;
+}
