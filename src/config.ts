@@ -97,6 +97,12 @@ export interface Config {
   tunnelMaxClients: number;
   /** Local tunnel: ms between pings; a client that has not answered the previous one is dropped. */
   tunnelPingInterval: number;
+  /** Endpoint state: items one endpoint holds (counters, strings and lists together). */
+  stateMaxItems: number;
+  /** Endpoint state: bytes of one item's value, as JSON (a whole list counts as one value). */
+  stateMaxValue: number;
+  /** Endpoint state: values one list holds. */
+  stateMaxList: number;
   plansFile: string | undefined;
   defaultPlan: string;
 }
@@ -624,6 +630,30 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'ms between pings to tunnel clients; one that misses a pong is dropped',
     default: 15_000,
     parse: int(100, 600_000),
+  },
+  {
+    key: 'stateMaxItems',
+    env: 'STATE_MAX_ITEMS',
+    flag: 'state-max-items',
+    help: 'state items (counters, strings, lists) one endpoint holds',
+    default: 1000,
+    parse: int(1, 1_000_000),
+  },
+  {
+    key: 'stateMaxValue',
+    env: 'STATE_MAX_VALUE',
+    flag: 'state-max-value',
+    help: "bytes of one state item's value as JSON (a whole list counts as one value)",
+    default: 64 * 1024,
+    parse: int(16, 16 * MB),
+  },
+  {
+    key: 'stateMaxList',
+    env: 'STATE_MAX_LIST',
+    flag: 'state-max-list',
+    help: 'values one state list holds',
+    default: 1000,
+    parse: int(1, 1_000_000),
   },
   {
     key: 'plansFile',

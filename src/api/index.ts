@@ -18,6 +18,7 @@ import { historyApi } from './history.js';
 import { recordingApi } from './recording.js';
 import { eventsApi } from './events.js';
 import { tunnelApi } from './tunnel.js';
+import { stateApi } from './state.js';
 
 export { authenticate, requireAdmin, requireEndpointAccess, type Principal } from './auth.js';
 export { createKey, ensureAdminKey, findKey, hashKey } from './keys.js';
@@ -63,4 +64,5 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   await app.register(async (s) => recordingApi(s, ctx));
   await app.register(async (s) => eventsApi(s, ctx));
   await app.register(async (s) => tunnelApi(s, ctx));
+  await app.register(async (s) => stateApi(s, ctx));
 }

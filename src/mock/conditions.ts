@@ -6,13 +6,18 @@
 import type { CapturedRequest } from '../http/index.js';
 import { compileUserRegex, regexGroups, regexTest } from '../regex/index.js';
 import type { Condition } from './rule-model.js';
+import { compileStateCondition, type StateValues } from './state-condition.js';
 
 /** What a condition looks at, read lazily from the request (most rules never look at the body). */
 export class RequestView {
   private text: string | undefined;
   private gql: { name: string; query: string } | null | undefined;
 
-  constructor(readonly req: CapturedRequest) {}
+  constructor(
+    readonly req: CapturedRequest,
+    /** The endpoint state the rules' `state` conditions name, read before matching. */
+    readonly state?: StateValues,
+  ) {}
 
   /** The raw body as UTF-8 text. */
   get bodyText(): string {
@@ -110,7 +115,7 @@ function soapAction(req: CapturedRequest): string | undefined {
   return m ? (m[2] ?? m[1]) : undefined;
 }
 
-/** Compiles one condition. A `state` condition is evaluated by the stateful-mocks work and never holds here. */
+/** Compiles one condition. */
 export function compileCondition(c: Condition): Predicate {
   switch (c.type) {
     case 'path': {
@@ -188,8 +193,10 @@ export function compileCondition(c: Condition): Predicate {
     }
     case 'soap_action':
       return (v) => soapAction(v.req) === c.value;
-    case 'state':
-      return () => false;
+    case 'state': {
+      const holds = compileStateCondition(c);
+      return (v) => holds(v.state);
+    }
   }
   return () => false;
 }

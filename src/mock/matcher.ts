@@ -9,6 +9,8 @@
 import type { CapturedRequest } from '../http/index.js';
 import { compileCondition, RequestView, type Predicate } from './conditions.js';
 import type { Condition, Rule } from './rule-model.js';
+import type { StateValues } from './state-condition.js';
+import type { StateRef, StateType } from '../store/index.js';
 import type { Slicer } from '../jobs/index.js';
 
 export interface RuleMatch {
@@ -18,8 +20,10 @@ export interface RuleMatch {
 }
 
 export interface CompiledRules {
-  /** The first enabled rule that matches, or undefined. */
-  match(c: CapturedRequest): RuleMatch | undefined;
+  /** The first enabled rule that matches, or undefined; `state` holds what `stateRefs` name. */
+  match(c: CapturedRequest, state?: StateValues): RuleMatch | undefined;
+  /** The state items the enabled rules' `state` conditions name (none: nothing to read). */
+  readonly stateRefs: readonly StateRef[];
   /** Enabled rules. */
   readonly size: number;
   /** Rules a request to `method` and `pathname` is checked against (for tests of the index). */
@@ -146,13 +150,20 @@ function indexed(compiled: Compiled[]): CompiledRules {
     return index.bySegment.get(pathSegment(pathname)) ?? index.anyPath;
   };
 
+  const refs = new Map<string, StateRef>();
+  for (const c of compiled)
+    for (const cond of c.rule.conditions)
+      if (cond.type === 'state')
+        refs.set(`${cond.stateType}\0${cond.key}`, { type: cond.stateType as StateType, key: cond.key });
+
   return {
     size: compiled.length,
+    stateRefs: [...refs.values()],
     candidates: (method, pathname) => candidatesOf(method, pathname).map((c) => c.rule),
-    match(req) {
+    match(req, state) {
       const list = candidatesOf(req.method, req.pathname);
       if (list.length === 0) return undefined;
-      const view = new RequestView(req);
+      const view = new RequestView(req, state);
       for (const c of list) {
         const params: Record<string, string> = {};
         if (c.predicates.every((p) => p(view, params))) return { rule: c.rule, pathParams: params };

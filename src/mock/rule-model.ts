@@ -315,6 +315,13 @@ function conditionProblems(c: Condition, path: string): ErrorDetail[] {
     );
   if (c.type === 'state' && c.stateType === 'counter' && !/^-?\d+$/.test(value))
     out.push(detail(`${path}/value`, 'A counter is compared with a whole number', value));
+  if (
+    c.type === 'state' &&
+    c.stateType === 'list' &&
+    !['contains', 'not_contains'].includes(c.operator) &&
+    !/^\d+$/.test(value)
+  )
+    out.push(detail(`${path}/value`, "A list's length is compared with a whole number", value));
   return out;
 }
 

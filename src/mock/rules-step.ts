@@ -2,11 +2,20 @@
  * The rules step (SPEC §5 step 3): the endpoint's rules, compiled once per change (matcher, actions,
  * templates) and kept beside the cached endpoint record, run top to bottom; the first enabled rule
  * that matches answers, recorded as `mock-rule` with its id. `rules.enabled: false` skips them all.
+ * Endpoint state (conditions that read it, templates that change it) is handled in rule-state.ts.
  */
 import type { AppContext } from '../context.js';
 import type { Exchange, Step } from '../endpoint/index.js';
 import type { BlobRecord, EndpointRecord } from '../store/index.js';
-import { compileTemplate, loadFakeData, type TemplateInput } from '../template/index.js';
+import {
+  compileTemplate,
+  loadFakeData,
+  type StateAccess,
+  type StateUse,
+  type TemplateInput,
+} from '../template/index.js';
+import { MemoryStateLock, stateLimits } from '../state/index.js';
+import { conditionState, mergeStateUse, runWithState, sessionOf, type StateRun } from './rule-state.js';
 import { compileAction, type CompiledAction, type TemplateCompiler } from './actions.js';
 import { calloutCompiler } from './callout.js';
 import { settingsOf } from './endpoint-settings.js';
@@ -17,6 +26,8 @@ import { blobsOf, isTemplated, ruleFromRecord } from './rule-model.js';
 interface EndpointRules {
   matcher: CompiledRules;
   actions: Map<string, CompiledAction>;
+  /** What each rule's templates use of the endpoint's state (rules without state helpers are absent). */
+  stateUse: Map<string, StateUse>;
 }
 
 const compiled = new WeakMap<EndpointRecord, Promise<EndpointRules>>();
@@ -27,9 +38,10 @@ function templateInput(
   pathParams: Readonly<Record<string, string>>,
   locale: string,
   now: number,
+  state: StateAccess | undefined,
 ): TemplateInput {
   const r = x.request;
-  return {
+  const input: TemplateInput = {
     method: r.method,
     path: r.path,
     pathname: r.pathname,
@@ -41,6 +53,8 @@ function templateInput(
     locale,
     now,
   };
+  if (state) input.state = state;
+  return input;
 }
 
 async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<EndpointRules> {
@@ -49,9 +63,17 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
   const blobs = new Map<string, BlobRecord | undefined>();
   for (const name of new Set(rules.flatMap(blobsOf))) blobs.set(name, await ctx.store.getBlob(ep.name, name));
   const { locale } = settingsOf(ctx.config, ep);
+  let uses: StateUse[] = [];
   const templates: TemplateCompiler = (source) => {
     const t = compileTemplate(source, { imageHost: ctx.config.imageHost });
-    return (x, params) => t.render(templateInput(x, params, locale, ctx.now()));
+    if (!t.state) return (x, params) => t.render(templateInput(x, params, locale, ctx.now(), undefined));
+    uses.push(t.state);
+    return (x, params) => {
+      const session = sessionOf(x);
+      const r = t.render(templateInput(x, params, locale, ctx.now(), session));
+      if (!r.ok && session) session.failed = true;
+      return r;
+    };
   };
   // In slices: regular expressions and templates of hundreds of rules compile for seconds, and the
   // request that found the rules changed must not hold every other request for that long.
@@ -59,14 +81,18 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
   const matcher = await compileRulesInSlices(rules, slice);
   const actions = new Map<string, CompiledAction>();
   const callouts = calloutCompiler(ctx, ctx.callouts);
+  const stateUse = new Map<string, StateUse>();
   for (const r of rules) {
+    uses = [];
     actions.set(
       r.id,
       compileAction(r, templates, Math.random, (n) => blobs.get(n), callouts),
     );
+    const use = mergeStateUse(uses);
+    if (use) stateUse.set(r.id, use);
     await slice();
   }
-  return { matcher, actions };
+  return { matcher, actions, stateUse };
 }
 
 /** The endpoint's compiled rules (compiled on first use after each change). */
@@ -81,12 +107,24 @@ function rulesOf(ctx: AppContext, ep: EndpointRecord): Promise<EndpointRules> {
 }
 
 export function rulesStep(ctx: AppContext): Step {
+  const state: StateRun = {
+    store: ctx.store,
+    lock: new MemoryStateLock(),
+    limits: stateLimits(ctx.config),
+    now: ctx.now,
+  };
   return async (x) => {
     if (!settingsOf(ctx.config, x.endpoint).rules.enabled) return undefined;
-    const { matcher, actions } = await rulesOf(ctx, x.endpoint);
+    const { matcher, actions, stateUse } = await rulesOf(ctx, x.endpoint);
     if (matcher.size === 0) return undefined;
-    const m = matcher.match(x.request);
+    const values =
+      matcher.stateRefs.length > 0 ? await conditionState(ctx.store, x.endpoint.name, matcher) : undefined;
+    const m = matcher.match(x.request, values);
     if (!m) return undefined;
-    return actions.get(m.rule.id)?.(x, m.pathParams);
+    const action = actions.get(m.rule.id);
+    if (!action) return undefined;
+    const use = stateUse.get(m.rule.id);
+    if (!use) return action(x, m.pathParams);
+    return runWithState(state, x, use, () => action(x, m.pathParams));
   };
 }

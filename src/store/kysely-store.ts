@@ -5,6 +5,7 @@
 import { Migrator, type Kysely } from 'kysely';
 import { BlobTable } from './blob-table.js';
 import { SpecTable } from './spec-table.js';
+import { StateTable } from './state-table.js';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
 import { pruneHistoryRows, trimHistoryRows } from './retention.js';
 import type { Database } from './schema.js';
@@ -18,7 +19,6 @@ import type {
   HistoryEntry,
   HistoryFile,
   HistoryFilter,
-  Json,
   JsonObject,
   NewHistoryEntry,
   Page,
@@ -27,6 +27,9 @@ import type {
   SpecJobRecord,
   SpecRecord,
   StateItem,
+  StateOp,
+  StateQuery,
+  StateRef,
   Store,
   TotpRecord,
 } from './types.js';
@@ -35,6 +38,7 @@ export class KyselyStore implements Store {
   private readonly history: HistoryTable;
   private readonly blobs: BlobTable;
   private readonly specs: SpecTable;
+  private readonly state: StateTable;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -47,6 +51,7 @@ export class KyselyStore implements Store {
     this.history = new HistoryTable(db, dialect, bulkInsert);
     this.blobs = new BlobTable(db);
     this.specs = new SpecTable(db);
+    this.state = new StateTable(db, dialect);
   }
 
   /** Applies every pending migration; throws with the failing migration's error. */
@@ -365,75 +370,57 @@ export class KyselyStore implements Store {
     return trimHistoryRows(this.db, endpoint, caps);
   }
 
-  // ---- state ----
+  // ---- state (state-table.ts) ----
 
-  async listState(endpoint: string): Promise<StateItem[]> {
-    const rows = await this.db
-      .selectFrom('state')
-      .selectAll()
-      .where('endpoint', '=', endpoint)
-      .orderBy('type')
-      .orderBy('key')
-      .execute();
-    return rows.map((r) => ({
-      type: r.type as StateItem['type'],
-      key: r.key,
-      value: JSON.parse(r.value) as Json,
-      lastModified: Number(r.updated_at),
-    }));
+  listState(endpoint: string): Promise<StateItem[]> {
+    return this.state.list(endpoint);
   }
 
-  async getState(endpoint: string, type: string, key: string): Promise<StateItem | undefined> {
-    const r = await this.db
-      .selectFrom('state')
-      .selectAll()
-      .where('endpoint', '=', endpoint)
-      .where('type', '=', type)
-      .where('key', '=', key)
-      .executeTakeFirst();
-    return (
-      r && {
-        type: r.type as StateItem['type'],
-        key: r.key,
-        value: JSON.parse(r.value) as Json,
-        lastModified: Number(r.updated_at),
-      }
-    );
+  getState(endpoint: string, type: string, key: string): Promise<StateItem | undefined> {
+    return this.state.get(endpoint, type, key);
   }
 
-  async putState(endpoint: string, item: Omit<StateItem, 'lastModified'>): Promise<boolean> {
-    return this.db.transaction().execute(async (tx) => {
-      const now = Date.now();
-      const value = JSON.stringify(item.value);
-      const r = await tx
-        .updateTable('state')
-        .set({ value, updated_at: now })
-        .where('endpoint', '=', endpoint)
-        .where('type', '=', item.type)
-        .where('key', '=', item.key)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) > 0) return false;
-      await tx
-        .insertInto('state')
-        .values({ endpoint, type: item.type, key: item.key, value, updated_at: now })
-        .execute();
-      return true;
-    });
+  putState(endpoint: string, item: Omit<StateItem, 'lastModified'>): Promise<boolean> {
+    return this.state.put(endpoint, item);
   }
 
-  async deleteState(endpoint: string, type: string, key: string): Promise<boolean> {
-    const r = await this.db
-      .deleteFrom('state')
-      .where('endpoint', '=', endpoint)
-      .where('type', '=', type)
-      .where('key', '=', key)
-      .executeTakeFirst();
-    return Number(r.numDeletedRows) > 0;
+  deleteState(endpoint: string, type: string, key: string): Promise<boolean> {
+    return this.state.delete(endpoint, type, key);
   }
 
-  async deleteAllState(endpoint: string): Promise<number> {
-    const r = await this.db.deleteFrom('state').where('endpoint', '=', endpoint).executeTakeFirst();
-    return Number(r.numDeletedRows);
+  deleteAllState(endpoint: string): Promise<number> {
+    return this.state.deleteAll(endpoint);
+  }
+
+  pageState(endpoint: string, q: StateQuery): Promise<{ items: StateItem[]; total: number }> {
+    return this.state.page(endpoint, q);
+  }
+
+  readState(
+    endpoint: string,
+    refs: readonly StateRef[] | 'all',
+  ): Promise<{ items: StateItem[]; count: number }> {
+    return this.state.read(endpoint, refs);
+  }
+
+  applyState(endpoint: string, ops: readonly StateOp[], now: number): Promise<void> {
+    return this.state.apply(endpoint, ops, now);
+  }
+
+  putStateItems(
+    endpoint: string,
+    items: readonly Omit<StateItem, 'lastModified'>[],
+    now: number,
+  ): Promise<{ created: number; updated: number }> {
+    return this.state.putMany(endpoint, items, now);
+  }
+
+  deleteStateItems(endpoint: string, refs: readonly StateRef[]): Promise<number> {
+    return this.state.deleteMany(endpoint, refs);
+  }
+
+  countState(endpoint: string): Promise<number> {
+    return this.state.count(endpoint);
   }
 
   // ---- TOTP ----

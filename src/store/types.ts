@@ -135,11 +135,43 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
+export type StateType = 'counter' | 'string' | 'list';
+
 export interface StateItem {
-  type: 'counter' | 'string' | 'list';
+  type: StateType;
   key: string;
   value: Json;
   lastModified: number;
+}
+
+/** One state item by name. */
+export interface StateRef {
+  type: StateType;
+  key: string;
+}
+
+/**
+ * One change of an endpoint's state, each applied by a single SQL statement so that requests on any
+ * number of instances may apply them at once: a counter is added to where it lies (`value = value +
+ * by`), a list is appended to or cut where it lies, never read and written back.
+ */
+export type StateOp =
+  /** Adds `by` to a counter (created at 0). */
+  | { op: 'add'; key: string; by: number }
+  /** Writes an item whole (created if absent). */
+  | { op: 'set'; type: StateType; key: string; value: Json }
+  | { op: 'delete'; type: StateType; key: string }
+  /** Appends to a list (created empty), unless it holds `maxLength` values or would pass `maxChars`. */
+  | { op: 'push'; key: string; value: Json; maxLength: number; maxChars: number }
+  /** Removes a list's last value (nothing when it is empty or absent). */
+  | { op: 'pop'; key: string };
+
+/** A page of the state API's list (SPEC §4). */
+export interface StateQuery {
+  type?: StateType;
+  keyPrefix?: string;
+  limit: number;
+  offset: number;
 }
 
 /** A response body uploaded for mock actions (`blobPath`). */
@@ -312,6 +344,27 @@ export interface Store {
   putState(endpoint: string, item: Omit<StateItem, 'lastModified'>): Promise<boolean>;
   deleteState(endpoint: string, type: string, key: string): Promise<boolean>;
   deleteAllState(endpoint: string): Promise<number>;
+  /** Items of a page of the state API (type, then key order) and how many match in all. */
+  pageState(endpoint: string, q: StateQuery): Promise<{ items: StateItem[]; total: number }>;
+  /**
+   * The named items (or all of them) and how many items the endpoint holds: what a request reads
+   * before its state conditions are checked or its templates rendered.
+   */
+  readState(
+    endpoint: string,
+    refs: readonly StateRef[] | 'all',
+  ): Promise<{ items: StateItem[]; count: number }>;
+  /** Applies changes in order, all or none. */
+  applyState(endpoint: string, ops: readonly StateOp[], now: number): Promise<void>;
+  /** Upserts items in one transaction (a key given twice counts once, the last value wins). */
+  putStateItems(
+    endpoint: string,
+    items: readonly Omit<StateItem, 'lastModified'>[],
+    now: number,
+  ): Promise<{ created: number; updated: number }>;
+  /** Deletes the named items; returns how many existed. */
+  deleteStateItems(endpoint: string, refs: readonly StateRef[]): Promise<number>;
+  countState(endpoint: string): Promise<number>;
 
   insertTotp(rec: TotpRecord): Promise<void>;
   getTotp(id: string): Promise<TotpRecord | undefined>;

@@ -10,6 +10,7 @@
 import Handlebars from 'handlebars';
 import type { Faker } from '@faker-js/faker';
 import { HELPERS, makeEach } from './helpers/index.js';
+import { stateUseOf, type StateUse } from './state-refs.js';
 import {
   RenderLimitError,
   RenderState,
@@ -24,6 +25,8 @@ export interface CompiledTemplate {
   render(input: TemplateInput): RenderResult;
   /** Problems found while compiling (recovered syntax errors), reported with every render. */
   readonly problems: readonly string[];
+  /** The endpoint state its helpers name; undefined when it uses none (state-refs.ts). */
+  readonly state: StateUse | undefined;
 }
 
 /** The default bounds of a render. */
@@ -132,10 +135,12 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
   let text = source;
   let template: HandlebarsTemplateDelegate | undefined;
   let failure: string | undefined;
+  let state: StateUse | undefined;
   for (let attempt = 0; attempt <= MAX_RECOVERIES; attempt++) {
     try {
       const ast = env.parse(text);
       template = env.compile(ast, { knownHelpersOnly: false, strict: false });
+      state = stateUseOf(ast);
       break;
     } catch (err) {
       const line = lineOf(err as Error);
@@ -151,6 +156,7 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
   }
   return {
     problems,
+    state,
     render(input) {
       if (!template) return { ok: false, error: failure ?? 'template syntax error' };
       const noted = [...problems];

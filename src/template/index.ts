@@ -8,5 +8,6 @@ export {
   type CompiledTemplate,
   type RenderResult,
 } from './engine.js';
-export type { TemplateInput, TemplateLimits } from './state.js';
+export type { StateUse } from './state-refs.js';
+export type { StateAccess, TemplateInput, TemplateLimits } from './state.js';
 export { SEED_NAMES, IMAGE_CATEGORIES } from './faker-names.js';

@@ -20,6 +20,28 @@ export interface TemplateInput {
   locale: string;
   /** Epoch milliseconds. */
   now: number;
+  /** The endpoint's state, for the state helpers; absent when the render may not touch it. */
+  state?: StateAccess;
+}
+
+/**
+ * The endpoint's state as one render sees it (src/state/session.ts): values read from a snapshot
+ * taken before the render, changes made to the snapshot and noted, to be stored after the render.
+ * A method throws with a sentence when a bound refuses the change (the helper renders empty).
+ */
+export interface StateAccess {
+  /** The item's value, undefined when it does not exist. */
+  read(type: 'counter' | 'string' | 'list', key: string): unknown;
+  /** Adds `by` to a counter (0 when absent); returns the new value. */
+  add(key: string, by: number): number;
+  /** Sets a counter; returns the value. */
+  resetCounter(key: string, value: number): number;
+  setData(key: string, value: unknown): void;
+  deleteData(key: string): void;
+  push(key: string, value: unknown): void;
+  /** Removes and returns the list's last value; undefined when it is empty. */
+  pop(key: string): unknown;
+  clearList(key: string): void;
 }
 
 export interface TemplateLimits {

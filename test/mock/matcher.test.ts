@@ -189,7 +189,7 @@ for (const [name, c, hit, miss] of CASES) {
   });
 }
 
-test('state conditions never match here (the stateful-mocks work evaluates them)', async () => {
+test('a state condition with no state read: the counter counts as 0, so gt 0 does not hold', async () => {
   assert.equal(
     await matches({ type: 'state', key: 'k', stateType: 'counter', operator: 'gt', value: '0' }, [
       'GET',

@@ -12,6 +12,7 @@ import {
   openSqliteStore,
   type HistoryEntry,
   type HistoryFile,
+  type Json,
   type KyselyStore,
   type NewHistoryEntry,
 } from '../../src/store/index.js';
@@ -550,6 +551,108 @@ for (const b of backends) {
       assert.equal((await store.listState('shop')).length, 2);
       assert.equal(await store.deleteState('shop', 'list', 'l'), true);
       assert.equal(await store.deleteAllState('shop'), 1);
+    });
+
+    it('state: a counter added to 1,000 times at once reads 1,000 (one statement each, no lost update)', async () => {
+      await Promise.all(
+        Array.from({ length: 1000 }, () => store.applyState('par', [{ op: 'add', key: 'hits', by: 1 }], 5)),
+      );
+      const hits = await store.getState('par', 'counter', 'hits');
+      assert.equal(hits?.value, 1000);
+      assert.equal(hits?.lastModified, 5);
+      await store.applyState('par', [{ op: 'add', key: 'hits', by: -1000 }], 6);
+      assert.equal((await store.getState('par', 'counter', 'hits'))?.value, 0);
+    });
+
+    it('state: lists are appended to and cut in place, objects keep their key order, bounds hold', async () => {
+      const push = (value: Json, maxLength = 3) =>
+        store.applyState('lists', [{ op: 'push', key: 'l', value, maxLength, maxChars: 1000 }], 1);
+      await Promise.all([push({ z: 1, a: 2 }), push('x')]);
+      await push([1, 2]);
+      await push('over the length');
+      const l = (await store.getState('lists', 'list', 'l'))!.value as Json[];
+      assert.equal(l.length, 3);
+      assert.deepEqual(l[2], [1, 2]);
+      const obj = l.find((v) => typeof v === 'object' && !Array.isArray(v));
+      assert.deepEqual(Object.keys(obj as object), ['z', 'a']);
+      await store.applyState('lists', [{ op: 'pop', key: 'l' }], 2);
+      assert.equal(((await store.getState('lists', 'list', 'l'))!.value as Json[]).length, 2);
+      await store.applyState(
+        'lists',
+        [
+          { op: 'pop', key: 'l' },
+          { op: 'pop', key: 'l' },
+          { op: 'pop', key: 'l' },
+        ],
+        3,
+      );
+      assert.deepEqual((await store.getState('lists', 'list', 'l'))!.value, []);
+      await push('again');
+      assert.deepEqual((await store.getState('lists', 'list', 'l'))!.value, ['again']);
+      await store.applyState(
+        'lists',
+        [{ op: 'push', key: 'big', value: 'x'.repeat(20), maxLength: 10, maxChars: 30 }],
+        1,
+      );
+      await store.applyState(
+        'lists',
+        [{ op: 'push', key: 'big', value: 'y'.repeat(20), maxLength: 10, maxChars: 30 }],
+        1,
+      );
+      assert.deepEqual((await store.getState('lists', 'list', 'big'))!.value, ['x'.repeat(20)]);
+    });
+
+    it('state: set, delete, read by name, page and bulk put/delete', async () => {
+      await store.applyState(
+        'pages',
+        [
+          { op: 'set', type: 'string', key: 'user', value: { name: 'Ada' } },
+          { op: 'set', type: 'string', key: 'gone', value: 'x' },
+          { op: 'delete', type: 'string', key: 'gone' },
+          { op: 'set', type: 'counter', key: 'user', value: 7 },
+        ],
+        9,
+      );
+      const read = await store.readState('pages', [
+        { type: 'string', key: 'user' },
+        { type: 'list', key: 'user' },
+      ]);
+      assert.equal(read.count, 2);
+      assert.deepEqual(read.items, [
+        { type: 'string', key: 'user', value: { name: 'Ada' }, lastModified: 9 },
+      ]);
+      assert.equal((await store.readState('pages', 'all')).items.length, 2);
+      const put = await store.putStateItems(
+        'pages',
+        [
+          { type: 'string', key: 'user', value: 'Bob' },
+          { type: 'string', key: 'a_1', value: 1 },
+          { type: 'string', key: 'a%2', value: 2 },
+          { type: 'string', key: 'a_1', value: 3 },
+        ],
+        10,
+      );
+      assert.deepEqual(put, { created: 2, updated: 1 });
+      assert.equal(await store.countState('pages'), 4);
+      const page = await store.pageState('pages', { limit: 1, offset: 1, type: 'string' });
+      assert.equal(page.total, 3);
+      assert.deepEqual(
+        page.items.map((i) => i.key),
+        ['a_1'],
+      );
+      const prefixed = await store.pageState('pages', { limit: 10, offset: 0, keyPrefix: 'a_' });
+      assert.deepEqual(
+        prefixed.items.map((i) => [i.key, i.value]),
+        [['a_1', 3]],
+      );
+      assert.equal(
+        await store.deleteStateItems('pages', [
+          { type: 'string', key: 'a_1' },
+          { type: 'list', key: 'nothing' },
+        ]),
+        1,
+      );
+      assert.equal(await store.countState('pages'), 3);
     });
 
     it('deleting an endpoint removes its rules, history, files, state and keys', async () => {

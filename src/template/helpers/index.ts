@@ -4,10 +4,12 @@ import { array } from './array.js';
 import { body } from './body.js';
 import { and, eq, gt, gte, lt, lte, ne, not, or } from './compare.js';
 import { cookie } from './cookie.js';
+import { dataStore } from './data-store.js';
 import { faker } from './faker.js';
 import { header } from './header.js';
 import { json } from './json.js';
 import { len } from './len.js';
+import { list } from './list.js';
 import { method } from './method.js';
 import { now } from './now.js';
 import { object } from './object.js';
@@ -15,6 +17,7 @@ import { path } from './path.js';
 import { pathParam } from './path-param.js';
 import { queryParam } from './query-param.js';
 import { repeat } from './repeat.js';
+import { stepCounter } from './step-counter.js';
 import { caseHelper, defaultHelper, switchHelper } from './switch.js';
 import { concat, contains, lowercase, uppercase } from './text.js';
 
@@ -51,4 +54,7 @@ export const HELPERS: Readonly<Record<string, Helper>> = {
   uppercase,
   concat,
   contains,
+  'step-counter': stepCounter,
+  'data-store': dataStore,
+  list,
 };

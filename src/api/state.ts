@@ -1,0 +1,270 @@
+/**
+ * Endpoint state (SPEC §4), relative to /api/v2, under /endpoints/:ep/state:
+ *   GET    ?limit&offset&type&keyPrefix  { data: [{ type, key, value, lastModified }], pagination }
+ *   PUT    { items: [{ type, key, value }] }            { created, updated }
+ *   DELETE { all: true } | { items: [{ type, key }] }   { deleted: true, count }
+ *   GET    /:type/:key                                  the item (404 when unknown)
+ *   DELETE /:type/:key                                  { key, deleted: true } (404 when unknown)
+ * `type` is counter|string|list in any letter case, answered in lower case. Values are held to the
+ * state bounds (STATE_MAX_ITEMS, STATE_MAX_VALUE, STATE_MAX_LIST, keys of at most 256 characters).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { detail, validationError } from '../schema/index.js';
+import {
+  keyProblem,
+  parseStateType,
+  STATE_MAX_KEY,
+  stateId,
+  stateLimits,
+  valueProblem,
+} from '../state/index.js';
+import type { Json, StateItem, StateRef, StateType } from '../store/index.js';
+import { refuseBuiltIn } from './endpoints.js';
+import { loadEndpoint } from './endpoint-access.js';
+import { EndpointParams, NoQuery } from './schemas/common.js';
+
+const TAGS = ['State'];
+
+const TypeName = Type.String({
+  minLength: 1,
+  maxLength: 20,
+  description: 'counter, string or list, in any letter case',
+  examples: ['counter'],
+});
+const Key = Type.String({ minLength: 1, maxLength: STATE_MAX_KEY });
+
+const Item = Type.Object(
+  {
+    type: Type.String({ enum: ['counter', 'string', 'list'] }),
+    key: Type.String(),
+    value: Type.Unknown(),
+    lastModified: Type.Integer({ description: 'epoch milliseconds' }),
+  },
+  { title: 'StateItem' },
+);
+
+const ItemParams = Type.Object({
+  ep: EndpointParams.properties.ep,
+  type: TypeName,
+  key: Key,
+});
+
+const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    type: Type.Optional(TypeName),
+    keyPrefix: Type.Optional(Type.String({ maxLength: STATE_MAX_KEY })),
+  },
+  { additionalProperties: false },
+);
+
+const PutBody = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object(
+        {
+          type: TypeName,
+          key: Key,
+          value: Type.Unknown({ description: 'counter: a whole number; list: an array; string: any JSON' }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const DeleteBody = Type.Union([
+  Type.Object({ all: Type.Literal(true) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      items: Type.Array(Type.Object({ type: TypeName, key: Key }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 1000,
+      }),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+type EpParams = { Params: { ep: string } };
+type ItemRoute = { Params: { ep: string; type: string; key: string } };
+
+function typeAt(raw: string, path: string): StateType {
+  const t = parseStateType(raw);
+  if (!t) throw validationError([detail(path, 'A state type is counter, string or list', raw)]);
+  return t;
+}
+
+function itemOut(i: StateItem) {
+  return { type: i.type, key: i.key, value: i.value, lastModified: i.lastModified };
+}
+
+export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const limits = stateLimits(ctx.config);
+  const base = '/endpoints/:ep/state';
+  const one = `${base}/:type/:key`;
+
+  app.get<EpParams & { Querystring: { limit?: number; offset?: number; type?: string; keyPrefix?: string } }>(
+    base,
+    {
+      schema: {
+        tags: TAGS,
+        summary: "The endpoint's state, a page at a time (type, then key order)",
+        params: EndpointParams,
+        querystring: ListQuery,
+        response: {
+          200: Type.Object({
+            data: Type.Array(Item),
+            pagination: Type.Object({
+              total: Type.Integer(),
+              limit: Type.Integer(),
+              offset: Type.Integer(),
+              hasMore: Type.Boolean(),
+            }),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const q = request.query;
+      const limit = q.limit ?? 20;
+      const offset = q.offset ?? 0;
+      const query: Parameters<typeof ctx.store.pageState>[1] = { limit, offset };
+      if (q.type !== undefined) query.type = typeAt(q.type, '/type');
+      if (q.keyPrefix !== undefined) query.keyPrefix = q.keyPrefix;
+      const { items, total } = await ctx.store.pageState(ep.name, query);
+      return {
+        data: items.map(itemOut),
+        pagination: { total, limit, offset, hasMore: offset + items.length < total },
+      };
+    },
+  );
+
+  app.put<EpParams & { Body: { items: { type: string; key: string; value: unknown }[] } }>(
+    base,
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Create or replace state items',
+        params: EndpointParams,
+        querystring: NoQuery,
+        body: PutBody,
+        response: { 200: Type.Object({ created: Type.Integer(), updated: Type.Integer() }) },
+      },
+    },
+    async (request) => {
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      refuseBuiltIn(ep);
+      const details = [];
+      const items: Omit<StateItem, 'lastModified'>[] = [];
+      for (const [i, raw] of request.body.items.entries()) {
+        const type = parseStateType(raw.type);
+        if (!type) {
+          details.push(detail(`/items/${i}/type`, 'A state type is counter, string or list', raw.type));
+          continue;
+        }
+        const value = (raw.value === undefined ? null : raw.value) as Json;
+        const keyWrong = keyProblem(raw.key, limits);
+        const valueWrong = valueProblem(type, value, limits);
+        if (keyWrong !== undefined) details.push(detail(`/items/${i}/key`, sentence(keyWrong), raw.key));
+        if (valueWrong !== undefined) details.push(detail(`/items/${i}/value`, sentence(valueWrong)));
+        if (keyWrong !== undefined || valueWrong !== undefined) continue;
+        items.push({ type, key: raw.key, value });
+      }
+      if (details.length > 0) throw validationError(details);
+      // The cap counts the items this call would add to those the endpoint holds.
+      const existing = await ctx.store.readState(ep.name, items);
+      const known = new Set(existing.items.map((i) => stateId(i.type, i.key)));
+      const added = new Set(items.map((i) => stateId(i.type, i.key)).filter((id) => !known.has(id)));
+      if (existing.count + added.size > limits.maxItems)
+        throw validationError([
+          detail(
+            '/items',
+            `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
+          ),
+        ]);
+      return ctx.store.putStateItems(ep.name, items, ctx.now());
+    },
+  );
+
+  app.delete<EpParams & { Body: { all?: true; items?: { type: string; key: string }[] } }>(
+    base,
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Delete every state item (`{ "all": true }`) or the ones listed',
+        params: EndpointParams,
+        querystring: NoQuery,
+        body: DeleteBody,
+        response: { 200: Type.Object({ deleted: Type.Literal(true), count: Type.Integer() }) },
+      },
+    },
+    async (request) => {
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const body = request.body;
+      if (body.items) {
+        const refs: StateRef[] = body.items.map((it, i) => ({
+          type: typeAt(it.type, `/items/${i}/type`),
+          key: it.key,
+        }));
+        return { deleted: true as const, count: await ctx.store.deleteStateItems(ep.name, refs) };
+      }
+      return { deleted: true as const, count: await ctx.store.deleteAllState(ep.name) };
+    },
+  );
+
+  app.get<ItemRoute>(
+    one,
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'One state item',
+        params: ItemParams,
+        querystring: NoQuery,
+        response: { 200: Item },
+      },
+    },
+    async (request) => {
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const type = typeAt(request.params.type, '/type');
+      const item = await ctx.store.getState(ep.name, type, request.params.key);
+      if (!item) throw notFound(ep.name, type, request.params.key);
+      return itemOut(item);
+    },
+  );
+
+  app.delete<ItemRoute>(
+    one,
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Delete one state item',
+        params: ItemParams,
+        querystring: NoQuery,
+        response: { 200: Type.Object({ key: Type.String(), deleted: Type.Literal(true) }) },
+      },
+    },
+    async (request) => {
+      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const type = typeAt(request.params.type, '/type');
+      if (!(await ctx.store.deleteState(ep.name, type, request.params.key)))
+        throw notFound(ep.name, type, request.params.key);
+      return { key: request.params.key, deleted: true as const };
+    },
+  );
+}
+
+function sentence(s: string): string {
+  return s[0]!.toUpperCase() + s.slice(1);
+}
+
+function notFound(ep: string, type: StateType, key: string): AppError {
+  return new AppError('not_found', `Endpoint "${ep}" has no ${type} "${key}".`);
+}
