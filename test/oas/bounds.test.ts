@@ -38,7 +38,9 @@ test('a 5 MB document of 8,000 operations is validated and compiled without hold
     assert.equal(first.status, 200);
     assert.match(first.body.id, /^[0-9a-f-]{36}$/);
     const maxMs = delay.max / 1e6;
-    assert.ok(maxMs < 400, `the event loop was held ${maxMs.toFixed(0)} ms at once`);
+    // Unsliced, this held the loop 1.8 s (rules) and 3.3 s (a 5 MB spec) on an idle machine; 1 s leaves
+    // room for a loaded CI machine while still telling the two apart.
+    assert.ok(maxMs < 1000, `the event loop was held ${maxMs.toFixed(0)} ms at once`);
   } finally {
     await app.stop();
   }
