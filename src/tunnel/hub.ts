@@ -20,11 +20,16 @@ import { Readable, type Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../events/index.js';
-import { TEXT_TYPE, type Answer, type AnswerHeaders, type CapturedRequest } from '../http/index.js';
+import {
+  HOP_BY_HOP,
+  TEXT_TYPE,
+  type Answer,
+  type AnswerHeaders,
+  type CapturedRequest,
+} from '../http/index.js';
 import {
   bodyFrame,
   chunks,
-  HOP_BY_HOP,
   MAX_FRAME,
   parseClientFrame,
   PROTOCOL_VERSION,

@@ -92,19 +92,6 @@ export function* chunks(buf: Buffer): Generator<Buffer> {
   for (let i = 0; i < buf.length; i += BODY_CHUNK) yield buf.subarray(i, i + BODY_CHUNK);
 }
 
-/** Headers a hop carries for itself, never passed on (RFC 9110 §7.6.1). */
-export const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-
 function isId(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 && v <= 0xffffffff;
 }
