@@ -4,6 +4,7 @@
  */
 import { Migrator, type Kysely } from 'kysely';
 import { BlobTable } from './blob-table.js';
+import { CrudTable } from './crud-table.js';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
 import { pruneHistoryRows, trimHistoryRows } from './retention.js';
 import type { Database } from './schema.js';
@@ -12,6 +13,9 @@ import type {
   ApiKeyRecord,
   BlobMeta,
   BlobRecord,
+  CrudCaps,
+  CrudItem,
+  CrudRefusal,
   EndpointRecord,
   HistoryEntry,
   HistoryFile,
@@ -29,6 +33,7 @@ import type {
 export class KyselyStore implements Store {
   private readonly history: HistoryTable;
   private readonly blobs: BlobTable;
+  private readonly crud: CrudTable;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -40,6 +45,7 @@ export class KyselyStore implements Store {
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
     this.blobs = new BlobTable(db);
+    this.crud = new CrudTable(db, dialect);
   }
 
   /** Applies every pending migration; throws with the failing migration's error. */
@@ -138,6 +144,7 @@ export class KyselyStore implements Store {
       await this.history.deleteEndpointHistory(tx, name);
       await tx.deleteFrom('state').where('endpoint', '=', name).execute();
       await tx.deleteFrom('blobs').where('endpoint', '=', name).execute();
+      await this.crud.deleteEndpoint(tx, name);
       await tx.deleteFrom('api_keys').where('endpoint', '=', name).execute();
       return true;
     });
@@ -394,6 +401,49 @@ export class KyselyStore implements Store {
   async deleteAllState(endpoint: string): Promise<number> {
     const r = await this.db.deleteFrom('state').where('endpoint', '=', endpoint).executeTakeFirst();
     return Number(r.numDeletedRows);
+  }
+
+  // ---- CRUD collections (issue 13 part 3) ----
+
+  listCrudItems(
+    endpoint: string,
+    collection: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: CrudItem[]; total: number }> {
+    return this.crud.list(endpoint, collection, limit, offset);
+  }
+
+  getCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {
+    return this.crud.get(endpoint, collection, id);
+  }
+
+  insertCrudItem(
+    endpoint: string,
+    collection: string,
+    item: CrudItem,
+    caps: CrudCaps,
+  ): Promise<{ ok: true } | { ok: false; why: CrudRefusal }> {
+    return this.crud.insert(endpoint, collection, item, caps);
+  }
+
+  updateCrudItem(
+    endpoint: string,
+    collection: string,
+    id: string,
+    change: (old: JsonObject) => JsonObject,
+    at: number,
+    caps: CrudCaps,
+  ): Promise<{ ok: true; item: CrudItem } | { ok: false; why: CrudRefusal } | undefined> {
+    return this.crud.update(endpoint, collection, id, change, at, caps);
+  }
+
+  deleteCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {
+    return this.crud.delete(endpoint, collection, id);
+  }
+
+  deleteCrudItemsBefore(endpoint: string, before: number, chunk?: number): Promise<number> {
+    return this.crud.deleteBefore(endpoint, before, chunk);
   }
 
   // ---- TOTP ----

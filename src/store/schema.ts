@@ -52,6 +52,17 @@ export interface Database {
     data: Buffer;
     created_at: number;
   };
+  /** Items of CRUD collections (crud-table.ts); `seq` orders them newest first. */
+  crud_items: {
+    seq: Generated<number>;
+    endpoint: string;
+    collection: string;
+    id: string;
+    created_at: number;
+    updated_at: number;
+    size: number;
+    data: string;
+  };
   totp_secrets: {
     id: string;
     issuer: string | null;
