@@ -3,8 +3,8 @@
  * into a function that answers an exchange. Templated bodies and header values are rendered by the
  * template engine (only when `templated: true`); a rendered header value carrying CR or LF is refused
  * (left out, and the problem recorded) so that a template cannot inject headers. `delay` waits before
- * the answer is sent. `callout` and `crud` actions are not run by this version: such a rule passes
- * to the next one (SPEC §4 lists them; they come with the stateful-mocks and callout work).
+ * the answer is sent. `crud` is compiled by crud.ts (the rules step picks it). `callout` actions are
+ * not run by this version: such a rule passes (SPEC §4 lists them; they come with the callout work).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Exchange, Outcome } from '../endpoint/index.js';

@@ -8,6 +8,7 @@ import type { Exchange, Step } from '../endpoint/index.js';
 import type { BlobRecord, EndpointRecord } from '../store/index.js';
 import { compileTemplate, loadFakeData, type TemplateInput } from '../template/index.js';
 import { compileAction, type CompiledAction, type TemplateCompiler } from './actions.js';
+import { compileCrud } from './crud.js';
 import { settingsOf } from './endpoint-settings.js';
 import { compileRulesInSlices, type CompiledRules } from './matcher.js';
 import { timeSlicer } from '../jobs/index.js';
@@ -60,7 +61,10 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
   for (const r of rules) {
     actions.set(
       r.id,
-      compileAction(r, templates, Math.random, (n) => blobs.get(n)),
+      // crud: the rule's path is a REST collection (crud.ts, issue 13 part 3).
+      r.action.type === 'crud'
+        ? compileCrud(ctx, r)
+        : compileAction(r, templates, Math.random, (n) => blobs.get(n)),
     );
     await slice();
   }
