@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deleteOldCrudItemsOnce } from '../../src/background.js';
-import { collectionLocator, CRUD_LIST_MAX } from '../../src/mock/crud.js';
-import type { Condition } from '../../src/mock/index.js';
+import { collectionLocator, CRUD_LIST_MAX, type Condition } from '../../src/mock/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { assertDetail, call, createEndpoint } from '../api/api-helpers.js';
 
