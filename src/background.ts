@@ -1,13 +1,16 @@
 /**
  * The server's background jobs, started together and stopped together: the history purge (entries a
- * delete hid), the history retention, and the purge of unused TOTP secrets. Each runs on the shared
- * job runner (src/jobs/). The retention's policy is decided here, from the configuration and the
- * plans, so that the store applies periods without knowing where they come from.
+ * delete hid), the history retention, the purge of unused TOTP secrets and the CRUD items'
+ * `crud.autoDelete`. Each runs on the shared job runner (src/jobs/). The retention's policy is
+ * decided here, from the configuration and the plans, so that the store applies periods without
+ * knowing where they come from.
  */
 import type { AppContext } from './context.js';
 import type { Config } from './config.js';
 import type { Job } from './jobs/index.js';
-import { historyRetentionDaysOf } from './plans.js';
+import { startJob } from './jobs/index.js';
+import { effectiveSettings } from './mock/index.js';
+import { historyRetentionDaysOf, planNameOf } from './plans.js';
 import {
   applyHistoryRetention,
   startHistoryPurge,
@@ -30,12 +33,50 @@ export function pruneHistoryOnce(ctx: Pick<AppContext, 'store' | 'config' | 'now
   return applyHistoryRetention(ctx.store, { now: ctx.now(), ...historyRetentionPolicy(ctx.config) });
 }
 
+// ---- CRUD collections (issue 13 part 3) ----
+
+const DAY = 86_400_000;
+
+/**
+ * One pass of `crud.autoDelete` at ctx.now(): each endpoint with the setting on loses the CRUD items
+ * created before its history retention period (its plan's, when shorter than the server's).
+ * Returns how many items went.
+ */
+export async function deleteOldCrudItemsOnce(
+  ctx: Pick<AppContext, 'store' | 'config' | 'now'>,
+): Promise<number> {
+  let n = 0;
+  for (const ep of await ctx.store.listEndpoints()) {
+    if (!effectiveSettings(ep.settings, planNameOf(ctx.config, ep)).crud.autoDelete) continue;
+    n += await ctx.store.deleteCrudItemsBefore(
+      ep.name,
+      ctx.now() - historyRetentionDaysOf(ctx.config, ep) * DAY,
+    );
+  }
+  return n;
+}
+
+function startCrudAutoDelete(ctx: AppContext): Job {
+  return startJob({
+    name: 'crud auto-delete',
+    intervalMs: 3_600_000,
+    firstRunMs: 5_000,
+    log: ctx.log,
+    run: async () => {
+      const n = await deleteOldCrudItemsOnce(ctx);
+      if (n > 0) ctx.log.info({ deleted: n }, 'crud auto-delete');
+    },
+  });
+}
+// ---- end CRUD collections ----
+
 /** Starts every background job; stop() stops them all and waits for the runs in flight. */
 export function startBackgroundJobs(ctx: AppContext): Job {
   const jobs = [
     startTotpJobs(ctx),
     startHistoryRetention(ctx.store, ctx.log, { now: ctx.now, ...historyRetentionPolicy(ctx.config) }),
     startHistoryPurge(ctx.store, ctx.log),
+    startCrudAutoDelete(ctx),
   ];
   return {
     async stop() {

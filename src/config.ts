@@ -62,6 +62,16 @@ export interface Config {
   blobLimit: number;
   /** Largest OpenAPI document uploaded with POST …/specs, in bytes. */
   oasSpecLimit: number;
+  // ---- CRUD collections (issue 13 part 3) ----
+  /** Items one CRUD collection holds; a creation past it is 409. */
+  crudMaxItems: number;
+  /** Items all CRUD collections of one endpoint hold. */
+  crudMaxEndpointItems: number;
+  /** Bytes (items' JSON text) all CRUD collections of one endpoint hold. */
+  crudMaxEndpointBytes: number;
+  /** Bytes of one CRUD item's JSON text; larger is 413. */
+  crudMaxItemBytes: number;
+  // ---- end CRUD collections ----
   /** Where the faker image helpers point (`<host>/640/480/<category>`). */
   imageHost: string;
   /** Ms an upstream (proxy target) has to connect and send its headers, and the longest pause in its body. */
@@ -467,6 +477,40 @@ export const SETTINGS: Setting<keyof Config>[] = [
     default: 10 * MB,
     parse: int(1024, 100 * MB),
   },
+  // ---- CRUD collections (issue 13 part 3) ----
+  {
+    key: 'crudMaxItems',
+    env: 'CRUD_MAX_ITEMS',
+    flag: 'crud-max-items',
+    help: 'items one CRUD collection holds (a creation past it is 409)',
+    default: 10_000,
+    parse: int(1, 10_000_000),
+  },
+  {
+    key: 'crudMaxEndpointItems',
+    env: 'CRUD_MAX_TOTAL_ITEMS',
+    flag: 'crud-max-total-items',
+    help: 'items all CRUD collections of one endpoint hold (a creation past it is 409)',
+    default: 100_000,
+    parse: int(1, 100_000_000),
+  },
+  {
+    key: 'crudMaxEndpointBytes',
+    env: 'CRUD_MAX_TOTAL_BYTES',
+    flag: 'crud-max-total-bytes',
+    help: "bytes of items' JSON all CRUD collections of one endpoint hold (a write past it is 409)",
+    default: 64 * MB,
+    parse: int(1024, 2 ** 40),
+  },
+  {
+    key: 'crudMaxItemBytes',
+    env: 'CRUD_MAX_ITEM_BYTES',
+    flag: 'crud-max-item-bytes',
+    help: "bytes of one CRUD item's JSON (larger is 413)",
+    default: MB,
+    parse: int(64, 100 * MB),
+  },
+  // ---- end CRUD collections ----
   {
     key: 'oasSpecLimit',
     env: 'OAS_SPEC_LIMIT',

@@ -5,8 +5,7 @@
  * (left out, and the problem recorded) so that a template cannot inject headers. `delay` waits before
  * the answer is sent. A `callout` action is compiled by the CalloutCompiler it is given (callout.ts:
  * it needs the outbound client and the background queue), with this module's response renderer for
- * the answer an `async` callout gives at once. `crud` is not run by this version: such a rule passes
- * to the next one.
+ * the answer an `async` callout gives at once. `crud` is compiled by crud.ts (the rules step picks it).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Exchange, Outcome } from '../endpoint/index.js';

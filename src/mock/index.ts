@@ -21,6 +21,7 @@ export {
 } from './rule-model.js';
 export { defaultSettings, effectiveSettings, mergeSettings, Settings, SettingsPatch } from './settings.js';
 export { compileRules, type CompiledRules, type RuleMatch } from './matcher.js';
+export { collectionLocator, compileCrud, CRUD_LIST_MAX, type CrudTarget } from './crud.js';
 export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
 export { appendRecordedRule, recordedRule, type RecordedExchange } from './recording.js';

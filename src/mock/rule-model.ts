@@ -325,10 +325,23 @@ function conditionProblems(c: Condition, path: string): ErrorDetail[] {
   return out;
 }
 
+/** Whether a condition names the path of a CRUD collection (equals, starts_with or template). */
+export function isCollectionPath(c: Condition): boolean {
+  return c.type === 'path' && ['equals', 'starts_with', 'template'].includes(c.operator);
+}
+
 /** Problems the schema cannot see: compiling regexes, weights, values the operator needs. */
 function ruleProblems(rule: RuleData, base: string): ErrorDetail[] {
   const out = rule.conditions.flatMap((c, i) => conditionProblems(c, `${base}/conditions/${i}`));
   const a = rule.action;
+  // A CRUD collection lives under a literal path (crud.ts, collectionLocator).
+  if (a.type === 'crud' && !rule.conditions.some(isCollectionPath))
+    out.push(
+      detail(
+        `${base}/conditions`,
+        'A crud action needs a path condition with operator equals, starts_with or template: the collection lives under that path',
+      ),
+    );
   if (a.type === 'weighted') {
     const sum = a.responses.reduce((n, r) => n + r.weight, 0);
     if (Math.abs(sum - 100) > 1e-6)

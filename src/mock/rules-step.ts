@@ -18,6 +18,7 @@ import { MemoryStateLock, stateLimits } from '../state/index.js';
 import { conditionState, mergeStateUse, runWithState, sessionOf, type StateRun } from './rule-state.js';
 import { compileAction, type CompiledAction, type TemplateCompiler } from './actions.js';
 import { calloutCompiler } from './callout.js';
+import { compileCrud } from './crud.js';
 import { settingsOf } from './endpoint-settings.js';
 import { compileRulesInSlices, type CompiledRules } from './matcher.js';
 import { timeSlicer } from '../jobs/index.js';
@@ -86,7 +87,10 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
     uses = [];
     actions.set(
       r.id,
-      compileAction(r, templates, Math.random, (n) => blobs.get(n), callouts),
+      // crud: the rule's path is a REST collection (crud.ts, issue 13 part 3).
+      r.action.type === 'crud'
+        ? compileCrud(ctx, r)
+        : compileAction(r, templates, Math.random, (n) => blobs.get(n), callouts),
     );
     const use = mergeStateUse(uses);
     if (use) stateUse.set(r.id, use);

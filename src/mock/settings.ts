@@ -73,6 +73,18 @@ export const SettingsPatch = Type.Object(
     rules: Type.Optional(
       Type.Object({ enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
     ),
+    crud: Type.Optional(
+      Type.Object(
+        {
+          autoDelete: Type.Optional(
+            Type.Boolean({
+              description: "CRUD items older than the endpoint's history retention are deleted",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     locale: Type.Optional(
       Type.String({
         minLength: 2,
@@ -104,6 +116,7 @@ export const Settings = Type.Object(
     security: Type.Object({ enabled: Type.Boolean(), headerKey: Type.String(), headerValue: Type.String() }),
     defaultResponse: Nullable(DefaultResponse),
     rules: Type.Object({ enabled: Type.Boolean() }),
+    crud: Type.Object({ autoDelete: Type.Boolean() }),
     locale: Type.String(),
     plan: Type.String(),
   },
@@ -114,7 +127,7 @@ export type SettingsPatch = Static<typeof SettingsPatch>;
 export type Settings = Static<typeof Settings>;
 
 /** Nested objects merged field by field by PATCH (defaultResponse too, its headers replaced whole). */
-const NESTED = ['proxy', 'cors', 'rateLimit', 'security', 'defaultResponse', 'rules'] as const;
+const NESTED = ['proxy', 'cors', 'rateLimit', 'security', 'defaultResponse', 'rules', 'crud'] as const;
 
 /** The defaults of every setting but the plan, which comes from the configuration. */
 export function defaultSettings(plan: string): Settings {
@@ -126,6 +139,7 @@ export function defaultSettings(plan: string): Settings {
     security: { enabled: false, headerKey: '', headerValue: '' },
     defaultResponse: null,
     rules: { enabled: true },
+    crud: { autoDelete: false },
     locale: 'en',
     plan,
   };

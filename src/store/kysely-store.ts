@@ -6,6 +6,7 @@ import { Migrator, type Kysely } from 'kysely';
 import { BlobTable } from './blob-table.js';
 import { SpecTable } from './spec-table.js';
 import { StateTable } from './state-table.js';
+import { CrudTable } from './crud-table.js';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
 import { pruneHistoryRows, trimHistoryRows } from './retention.js';
 import type { Database } from './schema.js';
@@ -14,6 +15,9 @@ import type {
   ApiKeyRecord,
   BlobMeta,
   BlobRecord,
+  CrudCaps,
+  CrudItem,
+  CrudRefusal,
   EndpointRecord,
   CalloutRecord,
   HistoryEntry,
@@ -39,6 +43,7 @@ export class KyselyStore implements Store {
   private readonly blobs: BlobTable;
   private readonly specs: SpecTable;
   private readonly state: StateTable;
+  private readonly crud: CrudTable;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -52,6 +57,7 @@ export class KyselyStore implements Store {
     this.blobs = new BlobTable(db);
     this.specs = new SpecTable(db);
     this.state = new StateTable(db, dialect);
+    this.crud = new CrudTable(db, dialect);
   }
 
   /** Applies every pending migration; throws with the failing migration's error. */
@@ -151,6 +157,7 @@ export class KyselyStore implements Store {
       await tx.deleteFrom('state').where('endpoint', '=', name).execute();
       await tx.deleteFrom('blobs').where('endpoint', '=', name).execute();
       await SpecTable.deleteEndpoint(tx, name);
+      await this.crud.deleteEndpoint(tx, name);
       await tx.deleteFrom('api_keys').where('endpoint', '=', name).execute();
       return true;
     });
@@ -421,6 +428,49 @@ export class KyselyStore implements Store {
 
   countState(endpoint: string): Promise<number> {
     return this.state.count(endpoint);
+  }
+
+  // ---- CRUD collections (issue 13 part 3) ----
+
+  listCrudItems(
+    endpoint: string,
+    collection: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: CrudItem[]; total: number }> {
+    return this.crud.list(endpoint, collection, limit, offset);
+  }
+
+  getCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {
+    return this.crud.get(endpoint, collection, id);
+  }
+
+  insertCrudItem(
+    endpoint: string,
+    collection: string,
+    item: CrudItem,
+    caps: CrudCaps,
+  ): Promise<{ ok: true } | { ok: false; why: CrudRefusal }> {
+    return this.crud.insert(endpoint, collection, item, caps);
+  }
+
+  updateCrudItem(
+    endpoint: string,
+    collection: string,
+    id: string,
+    change: (old: JsonObject) => JsonObject,
+    at: number,
+    caps: CrudCaps,
+  ): Promise<{ ok: true; item: CrudItem } | { ok: false; why: CrudRefusal } | undefined> {
+    return this.crud.update(endpoint, collection, id, change, at, caps);
+  }
+
+  deleteCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {
+    return this.crud.delete(endpoint, collection, id);
+  }
+
+  deleteCrudItemsBefore(endpoint: string, before: number, chunk?: number): Promise<number> {
+    return this.crud.deleteBefore(endpoint, before, chunk);
   }
 
   // ---- TOTP ----

@@ -217,6 +217,42 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    // CRUD collections of `crud` rule actions (issue 13 part 3). `seq` gives the newest-first order
+    // (two items created in one millisecond keep theirs); (endpoint, created_at, size) serves the
+    // endpoint's caps (count and bytes from the index alone) and `crud.autoDelete`.
+    '0007_crud_items': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('crud_items')
+          .addColumn('seq', serial, (c) =>
+            dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+          )
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('collection', 'text', (c) => c.notNull())
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('size', 'integer', (c) => c.notNull())
+          .addColumn('data', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('crud_items_key')
+          .unique()
+          .on('crud_items')
+          .columns(['endpoint', 'collection', 'id'])
+          .execute();
+        await db.schema
+          .createIndex('crud_items_order')
+          .on('crud_items')
+          .columns(['endpoint', 'collection', 'seq'])
+          .execute();
+        await db.schema
+          .createIndex('crud_items_age')
+          .on('crud_items')
+          .columns(['endpoint', 'created_at', 'size'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -79,6 +79,17 @@ export interface Database {
     completed_at: number | null;
     failed_at: number | null;
   };
+  /** Items of CRUD collections (crud-table.ts); `seq` orders them newest first. */
+  crud_items: {
+    seq: Generated<number>;
+    endpoint: string;
+    collection: string;
+    id: string;
+    created_at: number;
+    updated_at: number;
+    size: number;
+    data: string;
+  };
   totp_secrets: {
     id: string;
     issuer: string | null;

@@ -227,6 +227,33 @@ export interface SpecJobRecord {
   failedAt: number | null;
 }
 
+// ---- CRUD collections (issue 13 part 3) ----
+
+/** One item of a CRUD collection (a rule's `crud` action): its id and its JSON object. */
+export interface CrudItem {
+  id: string;
+  data: JsonObject;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The bounds a write to a CRUD collection must stay within (SPEC §12). */
+export interface CrudCaps {
+  /** Items one collection holds. */
+  maxItems: number;
+  /** Items all collections of one endpoint hold. */
+  maxEndpointItems: number;
+  /** Bytes (JSON text of the items) all collections of one endpoint hold. */
+  maxEndpointBytes: number;
+  /** Bytes of one item's JSON text. */
+  maxItemBytes: number;
+}
+
+/** Why a CRUD write did not happen. */
+export type CrudRefusal = 'conflict' | 'too_large' | 'collection_full' | 'endpoint_full';
+
+// ---- end CRUD collections ----
+
 export interface TotpRecord {
   id: string;
   issuer: string | null;
@@ -365,6 +392,40 @@ export interface Store {
   /** Deletes the named items; returns how many existed. */
   deleteStateItems(endpoint: string, refs: readonly StateRef[]): Promise<number>;
   countState(endpoint: string): Promise<number>;
+
+  // ---- CRUD collections (issue 13 part 3) ----
+  /** A page of a collection, newest first, and how many items it holds. */
+  listCrudItems(
+    endpoint: string,
+    collection: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: CrudItem[]; total: number }>;
+  getCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined>;
+  /** Adds an item, unless its id is taken or a cap would be passed. */
+  insertCrudItem(
+    endpoint: string,
+    collection: string,
+    item: CrudItem,
+    caps: CrudCaps,
+  ): Promise<{ ok: true } | { ok: false; why: CrudRefusal }>;
+  /**
+   * Replaces an item's data with `change(old)` in one transaction (a PATCH's merge cannot lose a
+   * concurrent write); undefined when the item is unknown.
+   */
+  updateCrudItem(
+    endpoint: string,
+    collection: string,
+    id: string,
+    change: (old: JsonObject) => JsonObject,
+    at: number,
+    caps: CrudCaps,
+  ): Promise<{ ok: true; item: CrudItem } | { ok: false; why: CrudRefusal } | undefined>;
+  /** Removes an item; returns it, or undefined when unknown. */
+  deleteCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined>;
+  /** Removes the endpoint's items created before `before` (every collection), `chunk` at a time. */
+  deleteCrudItemsBefore(endpoint: string, before: number, chunk?: number): Promise<number>;
+  // ---- end CRUD collections ----
 
   insertTotp(rec: TotpRecord): Promise<void>;
   getTotp(id: string): Promise<TotpRecord | undefined>;

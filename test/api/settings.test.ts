@@ -25,6 +25,7 @@ void test('GET settings shows every field with its default', async () => {
     security: { enabled: false, headerKey: '', headerValue: '' },
     defaultResponse: null,
     rules: { enabled: true },
+    crud: { autoDelete: false },
     locale: 'en',
     plan: 'unlimited',
   });

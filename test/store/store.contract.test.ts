@@ -705,6 +705,130 @@ for (const b of backends) {
       assert.equal(await store.getSpecJob('specced', 'sj'), undefined);
     });
 
+    // ---- CRUD collections (issue 13 part 3) ----
+    const caps = { maxItems: 3, maxEndpointItems: 5, maxEndpointBytes: 10_000, maxItemBytes: 1000 };
+    const crudItem = (id: string, at: number, data: Record<string, string | number> = {}) => ({
+      id,
+      data: { id, ...data },
+      createdAt: at,
+      updatedAt: at,
+    });
+
+    it('CRUD items: insert refuses a taken id, list newest first with limit and offset, get, delete', async () => {
+      for (const [i, id] of ['a', 'b', 'c'].entries())
+        assert.deepEqual(await store.insertCrudItem('shop', '/users', crudItem(id, 100 + i), caps), {
+          ok: true,
+        });
+      assert.deepEqual(await store.insertCrudItem('shop', '/users', crudItem('a', 200), caps), {
+        ok: false,
+        why: 'conflict',
+      });
+      // Another collection and another endpoint hold their own ids.
+      assert.deepEqual(await store.insertCrudItem('shop', '/orders', crudItem('a', 1), caps), { ok: true });
+      assert.deepEqual(await store.insertCrudItem('other', '/users', crudItem('a', 1), caps), { ok: true });
+      const page = await store.listCrudItems('shop', '/users', 2, 0);
+      assert.equal(page.total, 3);
+      assert.deepEqual(
+        page.items.map((i) => i.id),
+        ['c', 'b'],
+      );
+      assert.deepEqual(
+        (await store.listCrudItems('shop', '/users', 2, 2)).items.map((i) => i.id),
+        ['a'],
+      );
+      assert.deepEqual(await store.getCrudItem('shop', '/users', 'b'), crudItem('b', 101));
+      assert.equal(await store.getCrudItem('shop', '/users', 'zz'), undefined);
+      assert.deepEqual(await store.deleteCrudItem('shop', '/users', 'b'), crudItem('b', 101));
+      assert.equal(await store.deleteCrudItem('shop', '/users', 'b'), undefined);
+      assert.equal((await store.listCrudItems('shop', '/users', 10, 0)).total, 2);
+    });
+
+    it('CRUD items: two creations of one id at once store it once', async () => {
+      const results = await Promise.all(
+        [1, 2, 3, 4].map((n) => store.insertCrudItem('shop', '/race', crudItem('same', n, { n }), caps)),
+      );
+      assert.equal(results.filter((r) => r.ok).length, 1);
+      assert.equal((await store.listCrudItems('shop', '/race', 10, 0)).total, 1);
+    });
+
+    it('CRUD items: update applies the change in a transaction, keeps the creation time', async () => {
+      await store.insertCrudItem('shop', '/upd', crudItem('u', 10, { name: 'x', age: 1 }), caps);
+      const r = await store.updateCrudItem('shop', '/upd', 'u', (old) => ({ ...old, age: 2 }), 50, caps);
+      assert.deepEqual(r, {
+        ok: true,
+        item: { id: 'u', data: { id: 'u', name: 'x', age: 2 }, createdAt: 10, updatedAt: 50 },
+      });
+      assert.equal(await store.updateCrudItem('shop', '/upd', 'nope', (o) => o, 50, caps), undefined);
+      // Concurrent merges each see the other's write.
+      await Promise.all(
+        ['f1', 'f2', 'f3'].map((f) =>
+          store.updateCrudItem('shop', '/upd', 'u', (old) => ({ ...old, [f]: true }), 60, caps),
+        ),
+      );
+      const data = (await store.getCrudItem('shop', '/upd', 'u'))?.data;
+      assert.deepEqual(data, { id: 'u', name: 'x', age: 2, f1: true, f2: true, f3: true });
+      const big = 'x'.repeat(2000);
+      assert.deepEqual(await store.updateCrudItem('shop', '/upd', 'u', (o) => ({ ...o, big }), 70, caps), {
+        ok: false,
+        why: 'too_large',
+      });
+    });
+
+    it('CRUD items: caps per collection, per endpoint (items and bytes) and per item, at the limit and past it', async () => {
+      await store.createEndpoint({ name: 'capped', createdAt: 1, settings: {} });
+      const put = (col: string, id: string, data: Record<string, string> = {}) =>
+        store.insertCrudItem('capped', col, crudItem(id, 1, data), caps);
+      // maxItems 3: the third fits, the fourth does not.
+      assert.deepEqual(await put('/a', '1'), { ok: true });
+      assert.deepEqual(await put('/a', '2'), { ok: true });
+      assert.deepEqual(await put('/a', '3'), { ok: true });
+      assert.deepEqual(await put('/a', '4'), { ok: false, why: 'collection_full' });
+      // maxEndpointItems 5 across collections.
+      assert.deepEqual(await put('/b', '1'), { ok: true });
+      assert.deepEqual(await put('/b', '2'), { ok: true });
+      assert.deepEqual(await put('/b', '3'), { ok: false, why: 'endpoint_full' });
+      // maxItemBytes 1000: the JSON text `{"id":"s","p":"…"}` is 17 bytes plus the padding.
+      await store.createEndpoint({ name: 'sized', createdAt: 1, settings: {} });
+      const sized = (id: string, bytes: number) =>
+        store.insertCrudItem('sized', '/s', crudItem(id, 1, { p: 'x'.repeat(bytes - 17) }), caps);
+      assert.deepEqual(await sized('s', 1000), { ok: true });
+      assert.deepEqual(await sized('t', 1001), { ok: false, why: 'too_large' });
+      // maxEndpointBytes: what the endpoint already holds counts.
+      const tight = { ...caps, maxEndpointBytes: 1999 };
+      const p = 'x'.repeat(1000 - 17);
+      assert.deepEqual(await store.insertCrudItem('sized', '/s', crudItem('u', 1, { p }), tight), {
+        ok: false,
+        why: 'endpoint_full',
+      });
+      assert.deepEqual(
+        await store.insertCrudItem('sized', '/s', crudItem('u', 1, { p }), {
+          ...tight,
+          maxEndpointBytes: 2000,
+        }),
+        { ok: true },
+      );
+    });
+
+    it('CRUD items: deleted by age per endpoint, and with their endpoint', async () => {
+      await store.createEndpoint({ name: 'aging', createdAt: 1, settings: {} });
+      const roomy = { ...caps, maxItems: 100, maxEndpointItems: 100 };
+      for (let i = 0; i < 7; i++)
+        await store.insertCrudItem('aging', `/c${i % 2}`, crudItem(`i${i}`, 1000 + i), roomy);
+      await store.insertCrudItem('shop', '/aging', crudItem('keep', 1000), roomy);
+      assert.equal(await store.deleteCrudItemsBefore('aging', 1005, 2), 5);
+      assert.deepEqual(
+        [
+          ...(await store.listCrudItems('aging', '/c0', 10, 0)).items,
+          ...(await store.listCrudItems('aging', '/c1', 10, 0)).items,
+        ].map((i) => i.id),
+        ['i6', 'i5'],
+      );
+      assert.ok(await store.getCrudItem('shop', '/aging', 'keep'));
+      assert.equal(await store.deleteEndpoint('aging'), true);
+      assert.equal((await store.listCrudItems('aging', '/c1', 10, 0)).total, 0);
+    });
+    // ---- end CRUD collections ----
+
     it('TOTP records: insert, touch, purge by last use', async () => {
       await store.insertTotp({
         id: 't1',

@@ -1,0 +1,222 @@
+/**
+ * Items of CRUD collections (the `crud` rule action, issue 13 part 3): one row per endpoint,
+ * collection and item id, the item's JSON object as text. Writes that could pass a cap (items per
+ * collection, items and bytes per endpoint, bytes per item) check it in the same transaction as the
+ * write. On PostgreSQL two creations running at the same moment may each see room for one more and
+ * pass a count cap by one each; the caps bound growth, they are not exact quotas.
+ */
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from './schema.js';
+import type { CrudCaps, CrudItem, CrudRefusal, JsonObject } from './types.js';
+
+type Row = Pick<Database['crud_items'], 'id' | 'data' | 'created_at' | 'updated_at'>;
+
+function item(r: Row): CrudItem {
+  return {
+    id: r.id,
+    data: JSON.parse(r.data) as JsonObject,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+const COLUMNS = ['id', 'data', 'created_at', 'updated_at'] as const;
+
+export class CrudTable {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: 'sqlite' | 'postgres',
+  ) {}
+
+  async list(
+    endpoint: string,
+    collection: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: CrudItem[]; total: number }> {
+    const rows = await this.db
+      .selectFrom('crud_items')
+      .select(COLUMNS)
+      .where('endpoint', '=', endpoint)
+      .where('collection', '=', collection)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    const n = await this.db
+      .selectFrom('crud_items')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('endpoint', '=', endpoint)
+      .where('collection', '=', collection)
+      .executeTakeFirstOrThrow();
+    return { items: rows.map(item), total: Number(n.n) };
+  }
+
+  async get(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {
+    const r = await this.db
+      .selectFrom('crud_items')
+      .select(COLUMNS)
+      .where('endpoint', '=', endpoint)
+      .where('collection', '=', collection)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r && item(r);
+  }
+
+  async insert(
+    endpoint: string,
+    collection: string,
+    it: CrudItem,
+    caps: CrudCaps,
+  ): Promise<{ ok: true } | { ok: false; why: CrudRefusal }> {
+    const data = JSON.stringify(it.data);
+    const size = Buffer.byteLength(data);
+    if (size > caps.maxItemBytes) return { ok: false, why: 'too_large' };
+    return this.db.transaction().execute(async (tx) => {
+      if (await this.exists(tx, endpoint, collection, it.id)) return { ok: false, why: 'conflict' };
+      const inCollection = await tx
+        .selectFrom('crud_items')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('endpoint', '=', endpoint)
+        .where('collection', '=', collection)
+        .executeTakeFirstOrThrow();
+      if (Number(inCollection.n) >= caps.maxItems) return { ok: false, why: 'collection_full' };
+      const usage = await this.usage(tx, endpoint);
+      if (usage.items >= caps.maxEndpointItems || usage.bytes + size > caps.maxEndpointBytes)
+        return { ok: false, why: 'endpoint_full' };
+      const r = await tx
+        .insertInto('crud_items')
+        .values({
+          endpoint,
+          collection,
+          id: it.id,
+          created_at: it.createdAt,
+          updated_at: it.updatedAt,
+          size,
+          data,
+        })
+        .onConflict((oc) => oc.columns(['endpoint', 'collection', 'id']).doNothing())
+        .executeTakeFirst();
+      // A creation of the same id that committed after our check: the unique key decides.
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0 ? { ok: true } : { ok: false, why: 'conflict' };
+    });
+  }
+
+  async update(
+    endpoint: string,
+    collection: string,
+    id: string,
+    change: (old: JsonObject) => JsonObject,
+    at: number,
+    caps: CrudCaps,
+  ): Promise<{ ok: true; item: CrudItem } | { ok: false; why: CrudRefusal } | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      let q = tx
+        .selectFrom('crud_items')
+        .select([...COLUMNS, 'size'])
+        .where('endpoint', '=', endpoint)
+        .where('collection', '=', collection)
+        .where('id', '=', id);
+      // SQLite runs one transaction at a time; PostgreSQL must lock the row for the read-merge-write.
+      if (this.dialect === 'postgres') q = q.forUpdate();
+      const old = await q.executeTakeFirst();
+      if (!old) return undefined;
+      const next = change(JSON.parse(old.data) as JsonObject);
+      const data = JSON.stringify(next);
+      const size = Buffer.byteLength(data);
+      if (size > caps.maxItemBytes) return { ok: false, why: 'too_large' };
+      const growth = size - Number(old.size);
+      if (growth > 0 && (await this.usage(tx, endpoint)).bytes + growth > caps.maxEndpointBytes)
+        return { ok: false, why: 'endpoint_full' };
+      await tx
+        .updateTable('crud_items')
+        .set({ data, size, updated_at: at })
+        .where('endpoint', '=', endpoint)
+        .where('collection', '=', collection)
+        .where('id', '=', id)
+        .execute();
+      return { ok: true, item: { id, data: next, createdAt: Number(old.created_at), updatedAt: at } };
+    });
+  }
+
+  async delete(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      const old = await tx
+        .selectFrom('crud_items')
+        .select(COLUMNS)
+        .where('endpoint', '=', endpoint)
+        .where('collection', '=', collection)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!old) return undefined;
+      const r = await tx
+        .deleteFrom('crud_items')
+        .where('endpoint', '=', endpoint)
+        .where('collection', '=', collection)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      // Deleted by a concurrent request between the read and the delete: it answers, not us.
+      return Number(r.numDeletedRows) > 0 ? item(old) : undefined;
+    });
+  }
+
+  /** Deletes the endpoint's items created before `before`, oldest first, `chunk` per transaction. */
+  async deleteBefore(endpoint: string, before: number, chunk = 500): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.db.transaction().execute(async (tx) => {
+        const rows = await tx
+          .selectFrom('crud_items')
+          .select('seq')
+          .where('endpoint', '=', endpoint)
+          .where('created_at', '<', before)
+          .orderBy('created_at')
+          .limit(chunk)
+          .execute();
+        if (rows.length === 0) return 0;
+        await tx
+          .deleteFrom('crud_items')
+          .where(
+            'seq',
+            'in',
+            rows.map((r) => r.seq),
+          )
+          .execute();
+        return rows.length;
+      });
+      total += n;
+      if (n < chunk) return total;
+      await yieldToRequests();
+    }
+  }
+
+  /** Drops every item of the endpoint (the endpoint is being deleted). */
+  async deleteEndpoint(tx: Transaction<Database>, endpoint: string): Promise<void> {
+    await tx.deleteFrom('crud_items').where('endpoint', '=', endpoint).execute();
+  }
+
+  private async exists(tx: Transaction<Database>, endpoint: string, collection: string, id: string) {
+    const r = await tx
+      .selectFrom('crud_items')
+      .select('seq')
+      .where('endpoint', '=', endpoint)
+      .where('collection', '=', collection)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r !== undefined;
+  }
+
+  /** What the endpoint's collections hold, read from the (endpoint, created_at, size) index. */
+  private async usage(
+    tx: Transaction<Database>,
+    endpoint: string,
+  ): Promise<{ items: number; bytes: number }> {
+    const r = await tx
+      .selectFrom('crud_items')
+      .select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum<number | string | null>('size').as('bytes')])
+      .where('endpoint', '=', endpoint)
+      .executeTakeFirstOrThrow();
+    return { items: Number(r.n), bytes: Number(r.bytes ?? 0) };
+  }
+}
