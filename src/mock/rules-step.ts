@@ -1,7 +1,8 @@
 /**
  * The rules step (SPEC §5 step 3): the endpoint's rules, compiled once per change (matcher, actions,
  * templates) and kept beside the cached endpoint record, run top to bottom; the first enabled rule
- * that matches answers, recorded as `mock-rule` with its id. `rules.enabled: false` skips them all.
+ * that matches answers, recorded as `mock-rule` (`crud`, `callout` for those actions) with its id.
+ * `rules.enabled: false` skips them all.
  * Endpoint state (conditions that read it, templates that change it) is handled in rule-state.ts.
  */
 import type { AppContext } from '../context.js';
