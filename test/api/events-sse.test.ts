@@ -3,25 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createKey } from '../../src/api/index.js';
-import { MemoryEventBus, type EventListener } from '../../src/events/index.js';
+import { CountingBus } from '../helpers/counting-bus.js';
 import { ADMIN_KEY, adminAuth, startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
 import { newEndpoint } from './history-fixtures.js';
-
-/** Counts live subscriptions, to see that a closed stream unsubscribes. */
-class CountingBus extends MemoryEventBus {
-  active = 0;
-  override subscribe(endpoint: string, listener: EventListener): () => void {
-    this.active++;
-    const stop = super.subscribe(endpoint, listener);
-    let done = false;
-    return () => {
-      if (!done) this.active--;
-      done = true;
-      stop();
-    };
-  }
-}
 
 interface SseEvent {
   event: string;

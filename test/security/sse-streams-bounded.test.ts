@@ -12,25 +12,10 @@ import http from 'node:http';
 import net from 'node:net';
 import { createKey } from '../../src/api/index.js';
 import type { Config } from '../../src/config.js';
-import { MemoryEventBus, type EventListener } from '../../src/events/index.js';
+import { CountingBus } from '../helpers/counting-bus.js';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
 import { newEndpoint } from '../api/history-fixtures.js';
-
-/** Counts live subscriptions: one per open stream. */
-class CountingBus extends MemoryEventBus {
-  active = 0;
-  override subscribe(endpoint: string, listener: EventListener): () => void {
-    this.active++;
-    const stop = super.subscribe(endpoint, listener);
-    let done = false;
-    return () => {
-      if (!done) this.active--;
-      done = true;
-      stop();
-    };
-  }
-}
 
 interface Opened {
   status: number;
