@@ -50,3 +50,22 @@ export class EndpointCache {
     this.entries.clear();
   }
 }
+
+/**
+ * State compiled from a cached endpoint record (its rules, its OpenAPI spec): built on first use and
+ * kept exactly as long as the record, which the cache replaces when the endpoint changes. A build that
+ * fails (a store read) is forgotten, so the next request builds it again.
+ */
+export class RecordMemo<T> {
+  private readonly byRecord = new WeakMap<EndpointRecord, Promise<T>>();
+
+  get(ep: EndpointRecord, build: () => Promise<T>): Promise<T> {
+    let c = this.byRecord.get(ep);
+    if (!c) {
+      c = build();
+      this.byRecord.set(ep, c);
+      c.catch(() => this.byRecord.delete(ep));
+    }
+    return c;
+  }
+}

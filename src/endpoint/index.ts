@@ -18,4 +18,4 @@ export {
   type Step,
 } from './pipeline.js';
 export { cut as capturedBody, historyEntry, sensitiveHeaders } from './record.js';
-export { EndpointCache, ENDPOINT_CACHE_MAX } from './cache.js';
+export { EndpointCache, ENDPOINT_CACHE_MAX, RecordMemo } from './cache.js';

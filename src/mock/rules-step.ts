@@ -6,7 +6,7 @@
  * Endpoint state (conditions that read it, templates that change it) is handled in rule-state.ts.
  */
 import type { AppContext } from '../context.js';
-import type { Exchange, Step } from '../endpoint/index.js';
+import { RecordMemo, type Exchange, type Step } from '../endpoint/index.js';
 import type { BlobRecord, EndpointRecord } from '../store/index.js';
 import {
   compileTemplate,
@@ -32,7 +32,7 @@ interface EndpointRules {
   stateUse: Map<string, StateUse>;
 }
 
-const compiled = new WeakMap<EndpointRecord, Promise<EndpointRules>>();
+const compiled = new RecordMemo<EndpointRules>();
 
 /** The request data a template may read, through its helpers only. */
 function templateInput(
@@ -102,13 +102,7 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
 
 /** The endpoint's compiled rules (compiled on first use after each change). */
 function rulesOf(ctx: AppContext, ep: EndpointRecord): Promise<EndpointRules> {
-  let c = compiled.get(ep);
-  if (!c) {
-    c = compileEndpoint(ctx, ep);
-    compiled.set(ep, c);
-    c.catch(() => compiled.delete(ep)); // a failed read is retried by the next request
-  }
-  return c;
+  return compiled.get(ep, () => compileEndpoint(ctx, ep));
 }
 
 export function rulesStep(ctx: AppContext): Step {

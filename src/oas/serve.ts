@@ -5,12 +5,13 @@
  */
 import type { AppContext } from '../context.js';
 import type { EndpointRecord } from '../store/index.js';
+import { RecordMemo } from '../endpoint/index.js';
 import { fakerOf, loadFakeData } from '../template/index.js';
 import type { CapturedRequest } from '../http/index.js';
 import { compileSpec, type CompiledSpec } from './compile.js';
 import { respond, type OasAnswer } from './respond.js';
 
-const compiled = new WeakMap<EndpointRecord, Promise<CompiledSpec | null>>();
+const compiled = new RecordMemo<CompiledSpec | null>();
 
 async function load(ctx: Pick<AppContext, 'store'>, ep: EndpointRecord): Promise<CompiledSpec | null> {
   const spec = await ctx.store.getSpec(ep.name);
@@ -24,13 +25,7 @@ export function compiledSpecOf(
   ctx: Pick<AppContext, 'store'>,
   ep: EndpointRecord,
 ): Promise<CompiledSpec | null> {
-  let c = compiled.get(ep);
-  if (!c) {
-    c = load(ctx, ep);
-    compiled.set(ep, c);
-    c.catch(() => compiled.delete(ep)); // a failed read is retried by the next request
-  }
-  return c;
+  return compiled.get(ep, () => load(ctx, ep));
 }
 
 /**
