@@ -11,7 +11,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { endpointNameProblem, isBuiltIn } from '../endpoint/index.js';
+import {
+  claimedDomain,
+  customDomainProblem,
+  endpointNameProblem,
+  isBuiltIn,
+  normalizeDomain,
+} from '../endpoint/index.js';
 import {
   effectiveSettings,
   mergeSettings,
@@ -22,7 +28,7 @@ import {
 import { planNameOf, planOf, plansFor } from '../plans.js';
 import { targetProblem } from '../outbound/index.js';
 import { detail, validationError } from '../schema/index.js';
-import type { EndpointRecord } from '../store/index.js';
+import type { EndpointRecord, JsonObject } from '../store/index.js';
 import { requireAdmin } from './auth.js';
 import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
@@ -54,6 +60,42 @@ export function refuseBuiltIn(ep: EndpointRecord): void {
       'forbidden',
       `The built-in "${ep.name}" endpoint always echoes; it cannot be changed.`,
     );
+}
+
+/** One claim check and write at a time, so that two endpoints cannot both win one domain. */
+let claiming: Promise<unknown> = Promise.resolve();
+
+/**
+ * Writes settings that may set a custom domain: 409 when another endpoint has the domain set
+ * (enabled or not), then the write, then the dispatch map.
+ */
+async function claimDomain(
+  ctx: AppContext,
+  name: string,
+  stored: JsonObject,
+  write: () => Promise<unknown>,
+): Promise<void> {
+  const c = stored['customDomain'] as { domain?: string } | undefined;
+  const domain = c?.domain;
+  if (domain === undefined) {
+    await write();
+    ctx.domains.set(name, undefined);
+    return;
+  }
+  const run = claiming.then(async () => {
+    for (const other of await ctx.store.listEndpoints()) {
+      const theirs = (other.settings['customDomain'] as { domain?: unknown } | undefined)?.domain;
+      if (other.name !== name && typeof theirs === 'string' && normalizeDomain(theirs) === domain)
+        throw new AppError(
+          'conflict',
+          `The domain "${domain}" is already the custom domain of another endpoint.`,
+        );
+    }
+    await write();
+    ctx.domains.set(name, claimedDomain(stored));
+  });
+  claiming = run.catch(() => undefined);
+  await run;
 }
 
 export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -149,6 +191,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         throw new AppError('forbidden', `The built-in "${ep.name}" endpoint cannot be deleted.`);
       const deleted = await ctx.store.deleteEndpoint(ep.name);
       ctx.endpoints.invalidate(ep.name);
+      ctx.domains.set(ep.name, undefined);
       if (!deleted) throw new AppError('not_found', `Endpoint "${ep.name}" does not exist.`);
       return { name: ep.name, deleted: true as const };
     },
@@ -199,11 +242,24 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
             detail('/plan', `Unknown plan; known plans: ${Object.keys(plans).join(', ')}`, patch.plan),
           ]);
       }
+      const domain = patch.customDomain?.domain;
+      if (patch.customDomain !== undefined) {
+        // A claimed domain takes every request for that host, the API's included: operators only.
+        requireAdmin(request);
+        const problem =
+          typeof domain === 'string' ? customDomainProblem(domain, ctx.config.baseDomain) : undefined;
+        if (problem !== undefined) throw validationError([detail('/customDomain/domain', problem, domain)]);
+      }
       const target = patch.proxy?.targetUrl;
       const targetIssue = typeof target === 'string' ? targetProblem(target) : undefined;
       if (targetIssue !== undefined)
         throw validationError([detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, target)]);
-      const stored = mergeSettings(ep.settings, patch);
+      const stored = mergeSettings(
+        ep.settings,
+        typeof domain === 'string'
+          ? { ...patch, customDomain: { ...patch.customDomain, domain: normalizeDomain(domain) } }
+          : patch,
+      );
       const updated: EndpointRecord = { ...ep, settings: stored };
       const settings = effectiveSettings(stored, planNameOf(ctx.config, updated));
       if (settings.security.enabled && settings.security.headerKey === '')
@@ -215,7 +271,11 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         throw new AppError('plan_limit', `The plan "${plan.name}" does not include the HTTP proxy.`);
       if (!plan.tunnel && patch.localTunnel === true)
         throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
-      await ctx.store.updateEndpointSettings(ep.name, stored);
+      if (settings.customDomain.enabled && settings.customDomain.domain === undefined)
+        throw validationError([
+          detail('/customDomain/domain', 'Required when the custom domain is enabled', ''),
+        ]);
+      await claimDomain(ctx, ep.name, stored, () => ctx.store.updateEndpointSettings(ep.name, stored));
       ctx.endpoints.invalidate(ep.name);
       ctx.events.publish({ endpoint: ep.name, name: 'settings.updated', data: settings });
       return settings;

@@ -8,7 +8,7 @@ import type { EndpointPipeline, Exchange, Outcome, Step } from '../endpoint/inde
 import { rateLimitedAnswer, TEXT_TYPE, type Answer } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { planOf } from '../plans.js';
-import type { Settings } from './settings.js';
+import { customDefaultResponse, type Settings } from './settings.js';
 import { settingsOf } from './endpoint-settings.js';
 import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
 import { rulesStep } from './rules-step.js';
@@ -26,8 +26,8 @@ function headerObject(h: DefaultResponseSetting['headers']): Record<string, stri
 
 /** The friendly answer for a path nothing is configured for, or the endpoint's `defaultResponse`. */
 export function defaultAnswer(ep: EndpointRecord, method: string, pathname: string): Answer {
-  const custom = ep.settings['defaultResponse'] as DefaultResponseSetting | null | undefined;
-  if (custom && typeof custom === 'object') {
+  const custom = customDefaultResponse(ep.settings);
+  if (custom) {
     const headers = headerObject(custom.headers);
     headers['content-type'] ??= TEXT_TYPE;
     return { status: custom.status ?? 200, headers, body: custom.body ?? '' };

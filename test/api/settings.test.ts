@@ -18,14 +18,15 @@ void test('GET settings shows every field with its default', async () => {
   const r = await call(app, 'GET', '/endpoints/fresh/settings');
   assert.equal(r.status, 200);
   assert.deepEqual(r.body, {
-    proxy: { targetUrl: null, ignoreSSLErrors: false, record: false },
+    proxy: { ignoreSSLErrors: false, record: false },
     localTunnel: false,
     cors: { origins: [] },
     rateLimit: { enabled: false, rate: 100, period: 'Minute' },
     security: { enabled: false, headerKey: '', headerValue: '' },
-    defaultResponse: null,
+    defaultResponse: {},
     rules: { enabled: true },
     crud: { autoDelete: false },
+    customDomain: { enabled: false },
     locale: 'en',
     plan: 'unlimited',
   });
@@ -57,7 +58,11 @@ void test('PATCH merges: nested objects field by field, other settings untouched
   const again = await call(app, 'GET', '/endpoints/conf/settings');
   assert.deepEqual(again.body, r.body);
   r = await call(app, 'PATCH', '/endpoints/conf/settings', { proxy: { targetUrl: null } });
-  assert.equal(r.body.proxy.targetUrl, null);
+  assert.deepEqual(
+    r.body.proxy,
+    { ignoreSSLErrors: false, record: false },
+    'null clears: left out, never null',
+  );
   r = await call(app, 'PATCH', '/endpoints/conf/settings', { security: { enabled: false } });
   assert.equal(r.body.security.headerKey, 'x-token');
 });
@@ -135,9 +140,14 @@ void test('defaultResponse changes what an unmatched request gets; null restores
   res = await app.fastify.inject({ url: '/e/deflt/anything' });
   assert.match(String(res.headers['content-type']), /^application\/json/);
   r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: null });
-  assert.equal(r.body.defaultResponse, null);
+  assert.deepEqual(r.body.defaultResponse, {});
   res = await app.fastify.inject({ url: '/e/deflt/anything' });
   assert.equal(res.statusCode, 200);
+  assert.match(res.body, /nothing configured/);
+  // What GET shows for the built-in answer, sent back (an export re-imported), keeps it built in.
+  r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: {} });
+  assert.equal(r.status, 200, r.text);
+  res = await app.fastify.inject({ url: '/e/deflt/anything' });
   assert.match(res.body, /nothing configured/);
 });
 
