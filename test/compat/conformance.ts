@@ -20,6 +20,7 @@ const ajv = new Ajv({
   strictTypes: false,
   strictRequired: false,
   allowUnionTypes: true,
+  verbose: true, // errors carry their schema: a "must leave out" can name the field
 });
 addFormats(ajv);
 
@@ -46,10 +47,12 @@ function at(doc: unknown, pointer: string): unknown {
 
 function describeError(doc: unknown, e: ErrorObject): string {
   const where = e.instancePath === '' ? '(root)' : e.instancePath;
-  const extra =
-    e.keyword === 'required' || e.keyword === 'additionalProperties' || e.keyword === 'not'
-      ? ` ${JSON.stringify(e.params)}`
-      : '';
+  const leftOut = (e.parentSchema?.['not'] as { required?: string[] } | undefined)?.required;
+  if (e.keyword === 'not' && leftOut) {
+    const found = JSON.stringify(at(doc, `${e.instancePath}/${leftOut[0]}`));
+    return `  ${where}: must leave out "${leftOut.join('", "')}" here (found ${found})`;
+  }
+  const extra = e.keyword === 'required' ? ` ${JSON.stringify(e.params)}` : '';
   const found = JSON.stringify(at(doc, e.instancePath)) ?? 'undefined';
   return `  ${where}: ${e.message ?? e.keyword}${extra} (found ${found.length > 120 ? found.slice(0, 117) + '...' : found})`;
 }
