@@ -253,6 +253,20 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    // The hosted service's entry fields: the request's HTTP version, and whether it was multipart
+    // (a filter of the list). Older entries read as HTTP/1.1; `is_multipart` is filled in from their
+    // stored Content-Type (header names are stored lower-case, values as sent).
+    '0008_history_hosted': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('requests').addColumn('http_version', 'text').execute();
+        await db.schema
+          .alterTable('requests')
+          .addColumn('is_multipart', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await sql`UPDATE requests SET is_multipart = 1
+          WHERE files <> '[]' OR lower(request_headers) LIKE '%"content-type":"multipart/%'`.execute(db);
+      },
+    },
   };
 }
 
