@@ -16,9 +16,7 @@ import { tunnelStep } from '../tunnel/index.js';
 import { proxyStep } from './proxy-step.js';
 import { oasStep } from './oas-step.js';
 
-type DefaultResponseSetting = NonNullable<Settings['defaultResponse']>;
-
-function headerObject(h: DefaultResponseSetting['headers']): Record<string, string> {
+function headerObject(h: Settings['defaultResponse']['headers'] | undefined): Record<string, string> {
   if (!h) return {};
   if (Array.isArray(h)) return Object.fromEntries(h.map((x) => [x.key.toLowerCase(), x.value]));
   return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));

@@ -137,9 +137,14 @@ export const Settings = Type.Object(
       period: StringEnum(['Second', 'Minute', 'Hour']),
     }),
     security: Type.Object({ enabled: Type.Boolean(), headerKey: Type.String(), headerValue: Type.String() }),
-    defaultResponse: Type.Object(DefaultResponse.properties, {
-      description: '`{}` while the built-in answer is used',
-    }),
+    defaultResponse: Type.Object(
+      {
+        status: Status,
+        headers: Type.Union([HeaderMap, HeaderList]),
+        body: Type.Optional(Body),
+      },
+      { description: '`{ "status": 200, "headers": {} }` (no body) while the built-in answer is used' },
+    ),
     rules: Type.Object({ enabled: Type.Boolean() }),
     crud: Type.Object({ autoDelete: Type.Boolean() }),
     customDomain: Type.Object({
@@ -175,7 +180,7 @@ export function defaultSettings(plan: string): Settings {
     cors: { origins: [] },
     rateLimit: { enabled: false, rate: 100, period: 'Minute' },
     security: { enabled: false, headerKey: '', headerValue: '' },
-    defaultResponse: {},
+    defaultResponse: { status: 200, headers: {} },
     rules: { enabled: true },
     crud: { autoDelete: false },
     customDomain: { enabled: false },
@@ -229,12 +234,19 @@ export function effectiveSettings(stored: JsonObject, plan: string): Settings {
   return out as unknown as Settings;
 }
 
-/** A custom default response is one that sets something; `{}` (as GET shows the built-in one) is not. */
+/**
+ * The endpoint's own default response, or undefined for the built-in answer. What GET shows for the
+ * built-in one (`{ status: 200, headers: {} }`, no body), sent back as it is (an exported
+ * configuration re-imported), keeps the built-in answer; an empty 200 needs `body: ""`.
+ */
 export function customDefaultResponse(
   settings: JsonObject,
 ): NonNullable<SettingsPatch['defaultResponse']> | undefined {
   const v = settings['defaultResponse'];
   if (!isObject(v)) return undefined;
   const r = v as NonNullable<SettingsPatch['defaultResponse']>;
-  return r.status === undefined && r.headers === undefined && r.body === undefined ? undefined : r;
+  const noHeaders =
+    r.headers === undefined ||
+    (Array.isArray(r.headers) ? r.headers.length : Object.keys(r.headers).length) === 0;
+  return r.body === undefined && (r.status === undefined || r.status === 200) && noHeaders ? undefined : r;
 }

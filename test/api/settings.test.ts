@@ -23,7 +23,7 @@ void test('GET settings shows every field with its default', async () => {
     cors: { origins: [] },
     rateLimit: { enabled: false, rate: 100, period: 'Minute' },
     security: { enabled: false, headerKey: '', headerValue: '' },
-    defaultResponse: {},
+    defaultResponse: { status: 200, headers: {} },
     rules: { enabled: true },
     crud: { autoDelete: false },
     customDomain: { enabled: false },
@@ -140,15 +140,20 @@ void test('defaultResponse changes what an unmatched request gets; null restores
   res = await app.fastify.inject({ url: '/e/deflt/anything' });
   assert.match(String(res.headers['content-type']), /^application\/json/);
   r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: null });
-  assert.deepEqual(r.body.defaultResponse, {});
+  assert.deepEqual(r.body.defaultResponse, { status: 200, headers: {} });
   res = await app.fastify.inject({ url: '/e/deflt/anything' });
   assert.equal(res.statusCode, 200);
   assert.match(res.body, /nothing configured/);
   // What GET shows for the built-in answer, sent back (an export re-imported), keeps it built in.
-  r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: {} });
+  r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: r.body.defaultResponse });
   assert.equal(r.status, 200, r.text);
   res = await app.fastify.inject({ url: '/e/deflt/anything' });
   assert.match(res.body, /nothing configured/);
+  // An empty 200 of its own is asked for with an empty body.
+  r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: { body: '' } });
+  res = await app.fastify.inject({ url: '/e/deflt/anything' });
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.body, '');
 });
 
 void test('PATCH publishes settings.updated with the new settings', async () => {
