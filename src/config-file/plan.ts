@@ -142,7 +142,8 @@ export async function planConfig(src: Source, config: Config): Promise<PlannedEn
     const blobs = new Map<string, BlobFile>();
     const rules = withBlobs(src, ep.rules ?? [], at, config, blobs, problems);
     try {
-      await parseRuleList(rules, () => 'checked');
+      let n = 0;
+      await parseRuleList(rules, () => `checked-${n++}`);
     } catch (err) {
       problems.push(...under(errorDetails(err), '/rules', `${at}/rules`, why(err)));
     }
