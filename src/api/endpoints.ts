@@ -98,8 +98,85 @@ async function claimDomain(
   await run;
 }
 
+/**
+ * Creates an endpoint with DEFAULT_PLAN (400 for a bad name); undefined when it already exists.
+ * Shared by `POST /endpoints` and the configuration file loader.
+ */
+export async function createEndpoint(ctx: AppContext, name: string): Promise<EndpointRecord | undefined> {
+  const problem = endpointNameProblem(name);
+  if (problem) throw validationError([detail('/name', problem, name)]);
+  const rec: EndpointRecord = { name, createdAt: ctx.now(), settings: { plan: ctx.config.defaultPlan } };
+  return (await ctx.store.createEndpoint(rec)) ? rec : undefined;
+}
+
+export interface SettingsChange {
+  /** Throws unless the caller may change the plan or the custom domain (an admin key). */
+  requireAdmin: () => void;
+  /** Replace the stored settings (keeping the plan unless the patch names one) instead of merging. */
+  replace?: boolean;
+}
+
+/**
+ * Checks a settings patch against the endpoint's plan and the proxy target rules, stores it (merged,
+ * or replacing the stored settings) and tells the request path and the dashboards. Answers the
+ * settings after the change. Shared by `PATCH …/settings` and the configuration file loader.
+ */
+export async function changeSettings(
+  ctx: AppContext,
+  ep: EndpointRecord,
+  patch: SettingsPatchT,
+  how: SettingsChange,
+): Promise<Settings> {
+  const plans = plansFor(ctx.config);
+  const currentPlan = planNameOf(ctx.config, ep);
+  if (patch.plan !== undefined && patch.plan !== currentPlan) {
+    // A key scoped to the endpoint must not lift its own limits.
+    how.requireAdmin();
+    if (!Object.hasOwn(plans, patch.plan))
+      throw validationError([
+        detail('/plan', `Unknown plan; known plans: ${Object.keys(plans).join(', ')}`, patch.plan),
+      ]);
+  }
+  const domain = patch.customDomain?.domain;
+  if (patch.customDomain !== undefined) {
+    // A claimed domain takes every request for that host, the API's included: operators only.
+    how.requireAdmin();
+    const problem =
+      typeof domain === 'string' ? customDomainProblem(domain, ctx.config.baseDomain) : undefined;
+    if (problem !== undefined) throw validationError([detail('/customDomain/domain', problem, domain)]);
+  }
+  const target = patch.proxy?.targetUrl;
+  const targetIssue = typeof target === 'string' ? targetProblem(target) : undefined;
+  if (targetIssue !== undefined)
+    throw validationError([detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, target)]);
+  const base = how.replace ? { plan: currentPlan } : ep.settings;
+  const stored = mergeSettings(
+    base,
+    typeof domain === 'string'
+      ? { ...patch, customDomain: { ...patch.customDomain, domain: normalizeDomain(domain) } }
+      : patch,
+  );
+  const updated: EndpointRecord = { ...ep, settings: stored };
+  const settings = effectiveSettings(stored, planNameOf(ctx.config, updated));
+  if (settings.security.enabled && settings.security.headerKey === '')
+    throw validationError([
+      detail('/security/headerKey', 'Required when security is enabled', settings.security.headerKey),
+    ]);
+  const plan = planOf(ctx.config, updated);
+  if (!plan.proxy && typeof patch.proxy?.targetUrl === 'string')
+    throw new AppError('plan_limit', `The plan "${plan.name}" does not include the HTTP proxy.`);
+  if (!plan.tunnel && patch.localTunnel === true)
+    throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
+  if (settings.customDomain.enabled && settings.customDomain.domain === undefined)
+    throw validationError([detail('/customDomain/domain', 'Required when the custom domain is enabled', '')]);
+  await claimDomain(ctx, ep.name, stored, () => ctx.store.updateEndpointSettings(ep.name, stored));
+  ctx.endpoints.invalidate(ep.name);
+  ctx.events.publish({ endpoint: ep.name, name: 'settings.updated', data: settings });
+  return settings;
+}
+
 export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const plans = plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
+  plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
 
   function toJson(ep: EndpointRecord, withSettings: boolean) {
     const plan = planNameOf(ctx.config, ep);
@@ -128,12 +205,8 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
     },
     async (request, reply) => {
       requireAdmin(request);
-      const { name } = request.body;
-      const problem = endpointNameProblem(name);
-      if (problem) throw validationError([detail('/name', problem, name)]);
-      const rec: EndpointRecord = { name, createdAt: ctx.now(), settings: { plan: ctx.config.defaultPlan } };
-      if (!(await ctx.store.createEndpoint(rec)))
-        throw new AppError('conflict', `Endpoint "${name}" already exists.`);
+      const rec = await createEndpoint(ctx, request.body.name);
+      if (!rec) throw new AppError('conflict', `Endpoint "${request.body.name}" already exists.`);
       return reply.code(201).send(toJson(rec, false));
     },
   );
@@ -232,53 +305,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
     async (request) => {
       const ep = await loadEndpoint(ctx, request, request.params.ep);
       refuseBuiltIn(ep);
-      const patch = request.body;
-      const currentPlan = planNameOf(ctx.config, ep);
-      if (patch.plan !== undefined && patch.plan !== currentPlan) {
-        // A key scoped to the endpoint must not lift its own limits.
-        requireAdmin(request);
-        if (!Object.hasOwn(plans, patch.plan))
-          throw validationError([
-            detail('/plan', `Unknown plan; known plans: ${Object.keys(plans).join(', ')}`, patch.plan),
-          ]);
-      }
-      const domain = patch.customDomain?.domain;
-      if (patch.customDomain !== undefined) {
-        // A claimed domain takes every request for that host, the API's included: operators only.
-        requireAdmin(request);
-        const problem =
-          typeof domain === 'string' ? customDomainProblem(domain, ctx.config.baseDomain) : undefined;
-        if (problem !== undefined) throw validationError([detail('/customDomain/domain', problem, domain)]);
-      }
-      const target = patch.proxy?.targetUrl;
-      const targetIssue = typeof target === 'string' ? targetProblem(target) : undefined;
-      if (targetIssue !== undefined)
-        throw validationError([detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, target)]);
-      const stored = mergeSettings(
-        ep.settings,
-        typeof domain === 'string'
-          ? { ...patch, customDomain: { ...patch.customDomain, domain: normalizeDomain(domain) } }
-          : patch,
-      );
-      const updated: EndpointRecord = { ...ep, settings: stored };
-      const settings = effectiveSettings(stored, planNameOf(ctx.config, updated));
-      if (settings.security.enabled && settings.security.headerKey === '')
-        throw validationError([
-          detail('/security/headerKey', 'Required when security is enabled', settings.security.headerKey),
-        ]);
-      const plan = planOf(ctx.config, updated);
-      if (!plan.proxy && typeof patch.proxy?.targetUrl === 'string')
-        throw new AppError('plan_limit', `The plan "${plan.name}" does not include the HTTP proxy.`);
-      if (!plan.tunnel && patch.localTunnel === true)
-        throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
-      if (settings.customDomain.enabled && settings.customDomain.domain === undefined)
-        throw validationError([
-          detail('/customDomain/domain', 'Required when the custom domain is enabled', ''),
-        ]);
-      await claimDomain(ctx, ep.name, stored, () => ctx.store.updateEndpointSettings(ep.name, stored));
-      ctx.endpoints.invalidate(ep.name);
-      ctx.events.publish({ endpoint: ep.name, name: 'settings.updated', data: settings });
-      return settings;
+      return changeSettings(ctx, ep, request.body, { requireAdmin: () => requireAdmin(request) });
     },
   );
 }
