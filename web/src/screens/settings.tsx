@@ -12,7 +12,7 @@ import { SpecCard } from './spec-card';
 
 type Json = Record<string, unknown>;
 interface SettingsT {
-  proxy: { targetUrl?: string; ignoreSSLErrors?: boolean; record?: boolean };
+  proxy: { targetUrl?: string | null; ignoreSSLErrors?: boolean; record?: boolean };
   localTunnel: boolean;
   cors: { origins: string[] };
   rateLimit: { enabled: boolean; rate: number; period: string };
@@ -24,6 +24,13 @@ interface SettingsT {
   };
   plan?: string;
 }
+
+/** The API's answer: a default response not set yet is null (or left out). */
+type Answer = Omit<SettingsT, 'defaultResponse'> & { defaultResponse?: SettingsT['defaultResponse'] | null };
+const normalize = (a: Answer): SettingsT => ({
+  ...a,
+  defaultResponse: a.defaultResponse ?? { status: 200, headers: {}, body: '' },
+});
 
 function Group(props: {
   title: string;
@@ -68,7 +75,7 @@ export function Settings(props: { ep: string }) {
 
   const load = async () => {
     try {
-      const got = await api.get<SettingsT>(path);
+      const got = normalize(await api.get<Answer>(path));
       setS(got);
       setHeadersText(JSON.stringify(got.defaultResponse.headers ?? {}, null, 2));
     } catch (e) {
@@ -82,7 +89,7 @@ export function Settings(props: { ep: string }) {
   if (error) return <ErrorBox error={error} />;
   if (!s) return <p class="muted">Loading…</p>;
   const patch = async (body: Json) => {
-    setS({ ...s, ...(await api.patch<SettingsT>(path, body)) });
+    setS(normalize(await api.patch<Answer>(path, body)));
   };
   const set = <K extends keyof SettingsT>(k: K, v: SettingsT[K]) => setS({ ...s, [k]: v });
   const tunnelCommand = `mockingbird tunnel --endpoint ${shellQuote(ep)} --port 3000 --server ${shellQuote(location.origin)}`;

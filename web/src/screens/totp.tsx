@@ -75,6 +75,8 @@ export function Totp() {
   const [over, setOver] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const busy = useRef(new Set<string>());
+  // Read before the effect below first writes the (still empty) list back.
+  const restored = useRef(saved());
 
   const add = (c: Code, name: string, period = 30) =>
     setAccounts((old) => [
@@ -103,7 +105,7 @@ export function Totp() {
 
   useEffect(() => {
     const restore = async () => {
-      for (const a of saved().reverse()) await open(a.id, a.label, a.period);
+      for (const a of restored.current.slice().reverse()) await open(a.id, a.label, a.period);
       if (location.hash.length > 1) await open(decodeURIComponent(location.hash.slice(1)), 'opened by id');
     };
     void restore();
