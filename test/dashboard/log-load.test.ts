@@ -102,7 +102,7 @@ describe('request log under load in Chromium', { skip: browserSkip() }, () => {
     }
     await Promise.all(inFlight);
     await page.waitForTimeout(2000);
-    const seen = (await page.evaluate('window.__seen')) as Record<string, number>;
+    const seen = await page.evaluate<Record<string, number>>('window.__seen');
     const latencies = [...sent].map(([path, t]) => (seen[path] === undefined ? Infinity : seen[path] - t));
     latencies.sort((x, y) => x - y);
     const p95 = latencies[Math.floor(latencies.length * 0.95)]!;
