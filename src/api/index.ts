@@ -12,6 +12,7 @@ import { openapiApi } from './openapi.js';
 import { endpointsApi } from './endpoints.js';
 import { rulesApi } from './rules.js';
 import { blobsApi } from './blobs.js';
+import { templatePreviewApi } from './template-preview.js';
 import { specsApi } from './specs.js';
 import { keysRoutesApi } from './keys-routes.js';
 import { historyApi } from './history.js';
@@ -63,6 +64,7 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   await app.register(async (s) => endpointsApi(s, ctx));
   await app.register(async (s) => rulesApi(s, ctx));
   await app.register(async (s) => blobsApi(s, ctx));
+  await app.register(async (s) => templatePreviewApi(s, ctx));
   await app.register(async (s) => specsApi(s, ctx));
   await app.register(async (s) => keysRoutesApi(s, ctx));
   await app.register(async (s) => historyApi(s, ctx));

@@ -26,3 +26,4 @@ export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
 export { appendRecordedRule, recordedRule, type RecordedExchange } from './recording.js';
 export { CalloutQueue, type CalloutJob, type CalloutQueueOptions } from './callout-queue.js';
+export { previewTemplate, type PreviewInput, type PreviewResult } from './preview.js';

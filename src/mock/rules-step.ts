@@ -35,7 +35,7 @@ interface EndpointRules {
 const compiled = new RecordMemo<EndpointRules>();
 
 /** The request data a template may read, through its helpers only. */
-function templateInput(
+export function templateInput(
   x: Exchange,
   pathParams: Readonly<Record<string, string>>,
   locale: string,

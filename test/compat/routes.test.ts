@@ -8,8 +8,16 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { send } from './conformance.js';
 import { ROUTES, SCHEMAS } from './schemas.js';
 
-/** Mockingbird's own operations, not part of the hosted API: the document itself and the tunnel's WebSocket. */
-const OWN = new Set(['GET /api/v2/openapi.json', 'GET /api/v2/docs', 'GET /api/v2/endpoints/:ep/tunnel']);
+/**
+ * Mockingbird's own operations, not part of the hosted API: the document itself, the tunnel's
+ * WebSocket and the dashboard's template preview.
+ */
+const OWN = new Set([
+  'GET /api/v2/openapi.json',
+  'GET /api/v2/docs',
+  'GET /api/v2/endpoints/:ep/tunnel',
+  'POST /api/v2/endpoints/:ep/templates/preview',
+]);
 
 let app: TestApp;
 let published: Set<string>;

@@ -133,6 +133,25 @@ describe('dashboard in Chromium', { skip: browserSkip() }, () => {
     assert.match(await row.innerText(), /201[\s\S]*mock-rule/);
   });
 
+  it("previews the rule's template against the request it answered", async () => {
+    await page.getByTestId('tab-rules').click();
+    const row = page.getByTestId('rule-row').first();
+    await row.waitFor(WAIT);
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const preview = page.getByTestId('template-preview');
+    await preview.waitFor(WAIT);
+    // The newest recorded request is chosen: GET /hello/ada?q=hi.
+    await page.waitForFunction(() => {
+      const s = document.querySelector<HTMLSelectElement>('select[name=previewRequest]');
+      return s !== null && s.value !== '';
+    });
+    await page.getByTestId('render-preview').click();
+    await page.getByTestId('preview-output').waitFor(WAIT);
+    assert.equal(await page.getByTestId('preview-output').innerText(), '{"hello":"ada","q":"hi"}');
+    assert.match(await page.getByTestId('preview-matched').innerText(), /matches the rule/);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+  });
+
   it('drops a rule deleted in another browser page from the open list by itself', async () => {
     await page.getByTestId('tab-rules').click();
     await page.getByTestId('rule-row').first().waitFor(WAIT);

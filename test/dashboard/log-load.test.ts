@@ -31,6 +31,8 @@ function entry(i: number, now: number): HistoryEntry {
     requestHeaders: { 'content-type': 'application/json' },
     requestBody: `{"n":${i}}`,
     requestBodyTruncated: false,
+    httpVersion: '1.1',
+    isMultipart: false,
     responseHeaders: { 'content-type': 'application/json' },
     responseBody: '{"ok":true}',
     responseBodyTruncated: false,

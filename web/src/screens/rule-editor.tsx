@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Condition, HeaderItem, Rule } from '../types';
 import { ErrorBox } from '../ui';
+import { TemplatePreview } from './template-preview';
 
 const METHODS = ['*', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE'];
 const OPERATORS: Record<string, string[]> = {
@@ -344,9 +345,15 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
                   />
                 </label>
                 <p class="muted small">
-                  Templated bodies use Handlebars: <code>{'{{request.path}}'}</code>,{' '}
-                  <code>{"{{queryParam 'id'}}"}</code>, <code>{'{{faker.person.firstName}}'}</code>…
+                  Templated bodies use Handlebars: <code>{'{{path}}'}</code>,{' '}
+                  <code>{"{{pathParam 'id'}}"}</code>, <code>{"{{queryParam 'id'}}"}</code>,{' '}
+                  <code>{"{{faker 'person.firstName'}}"}</code>…
                 </p>
+                <TemplatePreview
+                  ep={props.ep}
+                  template={typeof action['body'] === 'string' ? action['body'] : ''}
+                  rule={toBody(draft)}
+                />
               </fieldset>
             ) : (
               <p class="muted">
