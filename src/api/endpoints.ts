@@ -21,6 +21,7 @@ import {
 } from '../mock/index.js';
 import { planNameOf, planOf, plansFor } from '../plans.js';
 import { targetProblem } from '../outbound/index.js';
+import { MTLS_NEEDS_TLS, tlsConfigured } from '../mtls/index.js';
 import { detail, validationError } from '../schema/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { requireAdmin } from './auth.js';
@@ -203,6 +204,8 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
       const targetIssue = typeof target === 'string' ? targetProblem(target) : undefined;
       if (targetIssue !== undefined)
         throw validationError([detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, target)]);
+      if (patch.mtls?.enabled === true && !tlsConfigured(ctx.config))
+        throw validationError([detail('/mtls/enabled', MTLS_NEEDS_TLS, true)], MTLS_NEEDS_TLS);
       const stored = mergeSettings(ep.settings, patch);
       const updated: EndpointRecord = { ...ep, settings: stored };
       const settings = effectiveSettings(stored, planNameOf(ctx.config, updated));

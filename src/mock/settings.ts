@@ -85,6 +85,18 @@ export const SettingsPatch = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    mtls: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(
+            Type.Boolean({
+              description: "require a client certificate made by the endpoint's CA (needs TLS)",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     locale: Type.Optional(
       Type.String({
         minLength: 2,
@@ -117,6 +129,7 @@ export const Settings = Type.Object(
     defaultResponse: Nullable(DefaultResponse),
     rules: Type.Object({ enabled: Type.Boolean() }),
     crud: Type.Object({ autoDelete: Type.Boolean() }),
+    mtls: Type.Object({ enabled: Type.Boolean() }),
     locale: Type.String(),
     plan: Type.String(),
   },
@@ -127,7 +140,16 @@ export type SettingsPatch = Static<typeof SettingsPatch>;
 export type Settings = Static<typeof Settings>;
 
 /** Nested objects merged field by field by PATCH (defaultResponse too, its headers replaced whole). */
-const NESTED = ['proxy', 'cors', 'rateLimit', 'security', 'defaultResponse', 'rules', 'crud'] as const;
+const NESTED = [
+  'proxy',
+  'cors',
+  'rateLimit',
+  'security',
+  'defaultResponse',
+  'rules',
+  'crud',
+  'mtls',
+] as const;
 
 /** The defaults of every setting but the plan, which comes from the configuration. */
 export function defaultSettings(plan: string): Settings {
@@ -140,6 +162,7 @@ export function defaultSettings(plan: string): Settings {
     defaultResponse: null,
     rules: { enabled: true },
     crud: { autoDelete: false },
+    mtls: { enabled: false },
     locale: 'en',
     plan,
   };

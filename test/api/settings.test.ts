@@ -26,6 +26,7 @@ void test('GET settings shows every field with its default', async () => {
     defaultResponse: null,
     rules: { enabled: true },
     crud: { autoDelete: false },
+    mtls: { enabled: false },
     locale: 'en',
     plan: 'unlimited',
   });
