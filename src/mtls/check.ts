@@ -18,8 +18,8 @@ import type { Store } from '../store/index.js';
 interface Trust {
   /** The endpoint's CA; undefined until its first certificate is made. */
   ca: X509Certificate | undefined;
-  /** Fingerprint (SHA-256) of every certificate still stored → its end of validity (epoch ms). */
-  active: Map<string, number>;
+  /** Fingerprints (SHA-256) of the certificates the endpoint still stores. */
+  active: Set<string>;
   /** Fingerprints whose signature by the CA was checked (once per certificate, not per request). */
   verified: Set<string>;
 }
@@ -30,7 +30,7 @@ async function loadTrust(store: Store, endpoint: string): Promise<Trust> {
   const [ca, certs] = await Promise.all([store.getMtlsCa(endpoint), store.listMtlsCerts(endpoint)]);
   return {
     ca: ca && new X509Certificate(ca.certPem),
-    active: new Map(certs.map((c) => [c.fingerprint, c.expiresAt])),
+    active: new Set(certs.map((c) => c.fingerprint)),
     verified: new Set(),
   };
 }

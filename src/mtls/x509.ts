@@ -89,7 +89,7 @@ export async function makeCa(endpoint: string, now: number): Promise<MadeCa> {
 }
 
 /**
- * Issues a client certificate signed by the CA (`caCertPem` with its private key `caKeyDer`): subject
+ * Issues a client certificate signed by the CA (its certificate and its private key, PKCS#8 DER): subject
  * `CN=<id>, OU=<endpoint>`, for TLS client authentication only, valid from `now` until `notAfter`
  * (never past the CA's own end).
  */

@@ -62,7 +62,7 @@ export class KyselyStore implements Store {
     this.specs = new SpecTable(db);
     this.state = new StateTable(db, dialect);
     this.crud = new CrudTable(db, dialect);
-    this.mtls = new MtlsTable(db);
+    this.mtls = new MtlsTable(db, dialect);
   }
 
   /** Applies every pending migration; throws with the failing migration's error. */

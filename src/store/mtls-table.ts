@@ -1,7 +1,8 @@
 /**
  * TLS client certificates' rows (SPEC §11): one CA per endpoint (`mtls_cas`, its private key sealed
  * by the caller) and the client certificates it issued (`mtls_certs`). The store knows nothing of
- * X.509: it keeps the PEM text and what the API lists.
+ * X.509: it keeps the PEM text and what the API lists. The cap on an endpoint's certificates is exact:
+ * on PostgreSQL an insertion locks the endpoint's CA row (which exists before any certificate) first.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
@@ -23,7 +24,10 @@ function certOf(r: CertRow): MtlsCertRecord {
 }
 
 export class MtlsTable {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: 'sqlite' | 'postgres',
+  ) {}
 
   async getCa(endpoint: string): Promise<MtlsCaRecord | undefined> {
     const r = await this.db
@@ -61,6 +65,14 @@ export class MtlsTable {
 
   async insert(c: MtlsCertRecord, max: number): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
+      // SQLite runs one transaction at a time; PostgreSQL serialises an endpoint's insertions here.
+      if (this.dialect === 'postgres')
+        await tx
+          .selectFrom('mtls_cas')
+          .select('endpoint')
+          .where('endpoint', '=', c.endpoint)
+          .forUpdate()
+          .execute();
       const r = await tx
         .selectFrom('mtls_certs')
         .select((eb) => eb.fn.countAll().as('n'))

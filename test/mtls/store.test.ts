@@ -93,6 +93,16 @@ for (const b of backends) {
       );
     });
 
+    it('the cap holds when insertions race (exactly `max` succeed)', async () => {
+      await store.createEndpoint({ name: 'racy', createdAt: 1, settings: {} });
+      await store.putMtlsCaIfAbsent({ endpoint: 'racy', certPem: 'ca', keyEnc: 'v1.k', createdAt: 1 });
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => store.insertMtlsCert(cert(`r${i}`, 'racy', 100 + i), 3)),
+      );
+      assert.equal(results.filter(Boolean).length, 3);
+      assert.equal((await store.listMtlsCerts('racy')).length, 3);
+    });
+
     it("deleting an endpoint deletes its CA and certificates, not another's", async () => {
       await store.putMtlsCaIfAbsent({ endpoint: 'other', certPem: 'x', keyEnc: 'v1.y', createdAt: 1 });
       assert.equal(await store.deleteEndpoint('shop'), true);
