@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `mockingbird` command: `serve` (default), `keys create`, `tunnel`, `--help`, `--version`.
+ * The `mockingbird` command: `serve` (default), `keys create`, `tunnel`, `export`, `import`, `--help`,
+ * `--version`.
  * A bad setting stops the start with one line on stderr and exit code 2.
  */
 import { readFileSync } from 'node:fs';
@@ -11,22 +12,28 @@ import { openStore } from './store/index.js';
 import { createKey } from './api/index.js';
 import { ECHO_ENDPOINT, endpointNameProblem } from './endpoint/index.js';
 import { runTunnel } from './tunnel/index.js';
+import { configCommand, ConfigFileError, loadConfigFile, watchConfigFile } from './config-file/index.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
 
-const USAGE = `Usage: mockingbird [serve] [options]
+const USAGE = `Usage: mockingbird [serve] [--config FILE [--watch]] [options]
        mockingbird keys create [--endpoint NAME] [options]
        mockingbird tunnel --endpoint NAME --port PORT [--host HOST] [--server URL] [--api-key KEY]
+       mockingbird export [--endpoint NAME] [--server URL] [--api-key KEY] > mockingbird.yaml
+       mockingbird import FILE [--server URL] [--api-key KEY]
 
 Commands:
   serve         start the service (default)
   keys create   create an API key (admin, or scoped to one endpoint with --endpoint) and print it once
   tunnel        forward the endpoint's requests that no rule answers to a local service (see below)
+  export        print a running server's endpoints as a configuration file (YAML)
+  import        apply a configuration file to a running server through its API
 
 Options (each also read from the environment variable shown):
 ${SETTINGS.map((s) => `  --${s.flag.padEnd(24)} ${s.env.padEnd(24)} ${s.help}`).join('\n')}
+  --watch                    with --config: load the file again when it changes
   --help, -h                 show this help
   --version, -v              show the version
 
@@ -36,6 +43,10 @@ Options of tunnel:
   --host HOST                host of the local service (default 127.0.0.1)
   --server URL               the Mockingbird server (MOCKINGBIRD_URL, default http://localhost:8080)
   --api-key KEY              an API key allowed on the endpoint (MOCKINGBIRD_API_KEY)
+
+Options of export and import (--server and --api-key as for tunnel; import needs an admin key to
+create endpoints or change plans):
+  --endpoint NAME            export: only this endpoint
 `;
 
 function fail(message: string): never {
@@ -48,12 +59,14 @@ function parse(argv: string[]): {
   flags: Record<string, string | undefined>;
   help: boolean;
   version: boolean;
+  watch: boolean;
   endpoint?: string;
 } {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'v' },
     endpoint: { type: 'string' },
+    watch: { type: 'boolean' },
   };
   for (const s of SETTINGS) options[s.flag] = { type: 'string' };
   let parsed;
@@ -70,6 +83,7 @@ function parse(argv: string[]): {
     flags,
     help: v['help'] === true,
     version: v['version'] === true,
+    watch: v['watch'] === true,
     ...(typeof v['endpoint'] === 'string' ? { endpoint: v['endpoint'] } : {}),
   };
 }
@@ -83,7 +97,8 @@ function config(flags: Record<string, string | undefined>): Config {
   }
 }
 
-async function serve(cfg: Config): Promise<void> {
+async function serve(cfg: Config, watch: boolean): Promise<void> {
+  if (watch && !cfg.configFile) fail('--watch needs --config FILE (or MOCKINGBIRD_CONFIG)');
   // Signal handlers go in before anything is announced: a SIGTERM that arrives right after the
   // listening line must still flush the history, not kill the process.
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
@@ -112,6 +127,17 @@ async function serve(cfg: Config): Promise<void> {
       ? 'cannot open the database at DATABASE_URL'
       : `cannot open the database in ${cfg.dataDir}`;
     fail(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (cfg.configFile) {
+    const file = cfg.configFile;
+    try {
+      await loadConfigFile(app.ctx, file);
+    } catch (err) {
+      await app.close();
+      if (err instanceof ConfigFileError) fail(`invalid configuration file:\n${err.message}`);
+      fail(`cannot load ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (watch) watchConfigFile(app.ctx, file);
   }
   try {
     await app.fastify.listen({ port: cfg.port, host: cfg.host });
@@ -213,6 +239,18 @@ async function tunnel(argv: string[]): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'tunnel') return tunnel(process.argv.slice(3));
+  const first = process.argv[2];
+  if (first === 'export' || first === 'import') {
+    const io = {
+      out: (t: string) => process.stdout.write(t),
+      err: (t: string) => process.stderr.write(t),
+      env: process.env,
+    };
+    if (process.argv.includes('--help') || process.argv.includes('-h'))
+      return void process.stdout.write(USAGE);
+    process.exitCode = await configCommand(first, process.argv.slice(3), io);
+    return;
+  }
   const args = parse(process.argv.slice(2));
   if (args.version) {
     process.stdout.write(`${pkg.version}\n`);
@@ -223,7 +261,7 @@ async function main(): Promise<void> {
     return;
   }
   const [cmd = 'serve', sub] = args.command;
-  if (cmd === 'serve') return serve(config(args.flags));
+  if (cmd === 'serve') return serve(config(args.flags), args.watch);
   if (cmd === 'keys' && sub === 'create') return keysCreate(config(args.flags), args.endpoint);
   fail(`unknown command "${args.command.join(' ')}" (see mockingbird --help)`);
 }

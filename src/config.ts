@@ -115,6 +115,8 @@ export interface Config {
   stateMaxList: number;
   plansFile: string | undefined;
   defaultPlan: string;
+  /** A mocks-as-code file (YAML or JSON) loaded at start: endpoints, settings, rules, state, OpenAPI. */
+  configFile: string | undefined;
 }
 
 type Parser<T> = (raw: string, name: string) => T;
@@ -714,6 +716,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'plan given to new endpoints',
     default: 'unlimited',
     parse: str,
+  },
+  {
+    key: 'configFile',
+    env: 'MOCKINGBIRD_CONFIG',
+    flag: 'config',
+    help: 'YAML or JSON file of endpoints to load at start (mocks as code)',
+    default: undefined,
+    parse: file,
   },
 ];
 

@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import type { HistoryWriter, Store } from './store/index.js';
 import type { RateLimiter } from './http/index.js';
 import type { EventBus } from './events/index.js';
-import type { EndpointCache } from './endpoint/index.js';
+import type { CustomDomains, EndpointCache } from './endpoint/index.js';
 import type { TunnelHub } from './tunnel/index.js';
 import type { OutboundClient } from './outbound/index.js';
 import type { CalloutQueue } from './mock/index.js';
@@ -18,6 +18,8 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** The endpoints the request path reads, invalidated by the API when they change. */
   endpoints: EndpointCache;
+  /** Custom domains claimed by endpoints, read by the dispatch (one map lookup per request). */
+  domains: CustomDomains;
   /** Connected local-tunnel clients, by endpoint. */
   tunnels: TunnelHub;
   /** The one outbound HTTP client and its SSRF guard (proxy, callouts). */

@@ -22,7 +22,13 @@ import {
   MemoryRateLimiter,
   type RateLimiter,
 } from './http/index.js';
-import { ECHO_ENDPOINT, EndpointCache, endpointRoutes, rewriteUrlFor } from './endpoint/index.js';
+import {
+  CustomDomains,
+  ECHO_ENDPOINT,
+  EndpointCache,
+  endpointRoutes,
+  rewriteUrlFor,
+} from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
 import { CalloutQueue, mockPipeline } from './mock/index.js';
 import { HistoryWriter, openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
@@ -69,13 +75,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
           ...timeouts,
         }
       : null;
+  const domains = new CustomDomains();
   const fastify = Fastify({
     // Fastify's own request logging (a child logger per request) costs more than a third of the
     // echo's throughput; the one line per request is written by the onResponse hook below instead.
     logger: false,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
-    rewriteUrl: rewriteUrlFor(config.baseDomain),
+    rewriteUrl: rewriteUrlFor(config.baseDomain, domains),
     routerOptions: { maxParamLength: 1000 },
     return503OnClosing: true,
     requestTimeout: timeouts.requestTimeout,
@@ -87,6 +94,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }) as unknown as FastifyInstance;
 
   const store = opts.store ?? (await openStore(config));
+  await domains.load(store);
   const history = new HistoryWriter(store, log, {
     maxQueued: config.historyQueueEntries,
     maxQueuedBytes: config.historyQueueBytes,
@@ -102,6 +110,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     events,
     log,
     endpoints: new EndpointCache(store),
+    domains,
     tunnels: new TunnelHub({
       timeoutMs: config.tunnelTimeout,
       maxConcurrent: config.tunnelMaxConcurrent,

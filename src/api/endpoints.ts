@@ -11,7 +11,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { endpointNameProblem, isBuiltIn } from '../endpoint/index.js';
+import {
+  claimedDomain,
+  customDomainProblem,
+  endpointNameProblem,
+  isBuiltIn,
+  normalizeDomain,
+} from '../endpoint/index.js';
 import {
   effectiveSettings,
   mergeSettings,
@@ -23,7 +29,7 @@ import { planNameOf, planOf, plansFor } from '../plans.js';
 import { targetProblem } from '../outbound/index.js';
 import { MTLS_NEEDS_TLS, tlsConfigured } from '../mtls/index.js';
 import { detail, validationError } from '../schema/index.js';
-import type { EndpointRecord } from '../store/index.js';
+import type { EndpointRecord, JsonObject } from '../store/index.js';
 import { requireAdmin } from './auth.js';
 import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
@@ -57,8 +63,124 @@ export function refuseBuiltIn(ep: EndpointRecord): void {
     );
 }
 
+/** One claim check and write at a time, so that two endpoints cannot both win one domain. */
+let claiming: Promise<unknown> = Promise.resolve();
+
+/**
+ * Writes settings that may set a custom domain: 409 when another endpoint has the domain set
+ * (enabled or not), then the write, then the dispatch map.
+ */
+async function claimDomain(
+  ctx: AppContext,
+  name: string,
+  stored: JsonObject,
+  write: () => Promise<unknown>,
+): Promise<void> {
+  const c = stored['customDomain'] as { domain?: string } | undefined;
+  const domain = c?.domain;
+  if (domain === undefined) {
+    await write();
+    ctx.domains.set(name, undefined);
+    return;
+  }
+  const run = claiming.then(async () => {
+    for (const other of await ctx.store.listEndpoints()) {
+      const theirs = (other.settings['customDomain'] as { domain?: unknown } | undefined)?.domain;
+      if (other.name !== name && typeof theirs === 'string' && normalizeDomain(theirs) === domain)
+        throw new AppError(
+          'conflict',
+          `The domain "${domain}" is already the custom domain of another endpoint.`,
+        );
+    }
+    await write();
+    ctx.domains.set(name, claimedDomain(stored));
+  });
+  claiming = run.catch(() => undefined);
+  await run;
+}
+
+/**
+ * Creates an endpoint with DEFAULT_PLAN (400 for a bad name); undefined when it already exists.
+ * Shared by `POST /endpoints` and the configuration file loader.
+ */
+export async function createEndpoint(ctx: AppContext, name: string): Promise<EndpointRecord | undefined> {
+  const problem = endpointNameProblem(name);
+  if (problem) throw validationError([detail('/name', problem, name)]);
+  const rec: EndpointRecord = { name, createdAt: ctx.now(), settings: { plan: ctx.config.defaultPlan } };
+  return (await ctx.store.createEndpoint(rec)) ? rec : undefined;
+}
+
+export interface SettingsChange {
+  /** Throws unless the caller may change the plan or the custom domain (an admin key). */
+  requireAdmin: () => void;
+  /** Replace the stored settings (keeping the plan unless the patch names one) instead of merging. */
+  replace?: boolean;
+}
+
+/**
+ * Checks a settings patch against the endpoint's plan and the proxy target rules, stores it (merged,
+ * or replacing the stored settings) and tells the request path and the dashboards. Answers the
+ * settings after the change. Shared by `PATCH …/settings` and the configuration file loader.
+ */
+export async function changeSettings(
+  ctx: AppContext,
+  ep: EndpointRecord,
+  patch: SettingsPatchT,
+  how: SettingsChange,
+): Promise<Settings> {
+  const plans = plansFor(ctx.config);
+  const currentPlan = planNameOf(ctx.config, ep);
+  if (patch.plan !== undefined && patch.plan !== currentPlan) {
+    // A key scoped to the endpoint must not lift its own limits.
+    how.requireAdmin();
+    if (!Object.hasOwn(plans, patch.plan))
+      throw validationError([
+        detail('/plan', `Unknown plan; known plans: ${Object.keys(plans).join(', ')}`, patch.plan),
+      ]);
+  }
+  const domain = patch.customDomain?.domain;
+  if (patch.customDomain !== undefined) {
+    // A claimed domain takes every request for that host, the API's included: operators only.
+    how.requireAdmin();
+    const problem =
+      typeof domain === 'string' ? customDomainProblem(domain, ctx.config.baseDomain) : undefined;
+    if (problem !== undefined) throw validationError([detail('/customDomain/domain', problem, domain)]);
+  }
+  const target = patch.proxy?.targetUrl;
+  const targetIssue = typeof target === 'string' ? targetProblem(target) : undefined;
+  if (targetIssue !== undefined)
+    throw validationError([detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, target)]);
+  // Without TLS no client certificate ever reaches the server: the setting could only refuse everything.
+  if (patch.mtls?.enabled === true && !tlsConfigured(ctx.config))
+    throw validationError([detail('/mtls/enabled', MTLS_NEEDS_TLS, true)], MTLS_NEEDS_TLS);
+  const base = how.replace ? { plan: currentPlan } : ep.settings;
+  const stored = mergeSettings(
+    base,
+    typeof domain === 'string'
+      ? { ...patch, customDomain: { ...patch.customDomain, domain: normalizeDomain(domain) } }
+      : patch,
+  );
+  const updated: EndpointRecord = { ...ep, settings: stored };
+  const settings = effectiveSettings(stored, planNameOf(ctx.config, updated));
+  if (settings.security.enabled && settings.security.headerKey === '')
+    throw validationError([
+      detail('/security/headerKey', 'Required when security is enabled', settings.security.headerKey),
+    ]);
+  const plan = planOf(ctx.config, updated);
+  if (!plan.proxy && typeof patch.proxy?.targetUrl === 'string')
+    throw new AppError('plan_limit', `The plan "${plan.name}" does not include the HTTP proxy.`);
+  if (!plan.tunnel && patch.localTunnel === true)
+    throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
+  if (settings.customDomain.enabled && settings.customDomain.domain === undefined)
+    throw validationError([detail('/customDomain/domain', 'Required when the custom domain is enabled', '')]);
+  await claimDomain(ctx, ep.name, stored, () => ctx.store.updateEndpointSettings(ep.name, stored));
+  ctx.endpoints.invalidate(ep.name);
+  ctx.events.publish({ endpoint: ep.name, name: 'settings.updated', data: settings });
+  return settings;
+}
+
 export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const plans = plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
+  plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
 
   function toJson(ep: EndpointRecord, withSettings: boolean) {
     const plan = planNameOf(ctx.config, ep);
@@ -87,12 +209,8 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
     },
     async (request, reply) => {
       requireAdmin(request);
-      const { name } = request.body;
-      const problem = endpointNameProblem(name);
-      if (problem) throw validationError([detail('/name', problem, name)]);
-      const rec: EndpointRecord = { name, createdAt: ctx.now(), settings: { plan: ctx.config.defaultPlan } };
-      if (!(await ctx.store.createEndpoint(rec)))
-        throw new AppError('conflict', `Endpoint "${name}" already exists.`);
+      const rec = await createEndpoint(ctx, request.body.name);
+      if (!rec) throw new AppError('conflict', `Endpoint "${request.body.name}" already exists.`);
       return reply.code(201).send(toJson(rec, false));
     },
   );
@@ -150,6 +268,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         throw new AppError('forbidden', `The built-in "${ep.name}" endpoint cannot be deleted.`);
       const deleted = await ctx.store.deleteEndpoint(ep.name);
       ctx.endpoints.invalidate(ep.name);
+      ctx.domains.set(ep.name, undefined);
       if (!deleted) throw new AppError('not_found', `Endpoint "${ep.name}" does not exist.`);
       return { name: ep.name, deleted: true as const };
     },
@@ -190,38 +309,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
     async (request) => {
       const ep = await loadEndpoint(ctx, request, request.params.ep);
       refuseBuiltIn(ep);
-      const patch = request.body;
-      const currentPlan = planNameOf(ctx.config, ep);
-      if (patch.plan !== undefined && patch.plan !== currentPlan) {
-        // A key scoped to the endpoint must not lift its own limits.
-        requireAdmin(request);
-        if (!Object.hasOwn(plans, patch.plan))
-          throw validationError([
-            detail('/plan', `Unknown plan; known plans: ${Object.keys(plans).join(', ')}`, patch.plan),
-          ]);
-      }
-      const target = patch.proxy?.targetUrl;
-      const targetIssue = typeof target === 'string' ? targetProblem(target) : undefined;
-      if (targetIssue !== undefined)
-        throw validationError([detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, target)]);
-      if (patch.mtls?.enabled === true && !tlsConfigured(ctx.config))
-        throw validationError([detail('/mtls/enabled', MTLS_NEEDS_TLS, true)], MTLS_NEEDS_TLS);
-      const stored = mergeSettings(ep.settings, patch);
-      const updated: EndpointRecord = { ...ep, settings: stored };
-      const settings = effectiveSettings(stored, planNameOf(ctx.config, updated));
-      if (settings.security.enabled && settings.security.headerKey === '')
-        throw validationError([
-          detail('/security/headerKey', 'Required when security is enabled', settings.security.headerKey),
-        ]);
-      const plan = planOf(ctx.config, updated);
-      if (!plan.proxy && typeof patch.proxy?.targetUrl === 'string')
-        throw new AppError('plan_limit', `The plan "${plan.name}" does not include the HTTP proxy.`);
-      if (!plan.tunnel && patch.localTunnel === true)
-        throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
-      await ctx.store.updateEndpointSettings(ep.name, stored);
-      ctx.endpoints.invalidate(ep.name);
-      ctx.events.publish({ endpoint: ep.name, name: 'settings.updated', data: settings });
-      return settings;
+      return changeSettings(ctx, ep, request.body, { requireAdmin: () => requireAdmin(request) });
     },
   );
 }

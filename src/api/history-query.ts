@@ -21,11 +21,15 @@ function invalid(param: string, message: string, received: string): never {
 }
 
 /**
- * Parses an ISO 8601 UTC timestamp already matched by ISO_UTC_PATTERN; undefined when the date or
- * time does not exist (`2026-02-30`, `24:00`), which `Date.parse` would silently roll over.
+ * Parses an ISO 8601 timestamp already matched by ISO_DATE_PATTERN into epoch milliseconds, its
+ * offset (`Z`, `+05:30`, `-0800`, `+02`) applied; undefined when the date, time or offset does not
+ * exist (`2026-02-30`, `24:00`, `+25:00`), which `Date.parse` would silently roll over.
  */
 export function parseIsoUtc(value: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?/.exec(value);
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):?(\d{2})?)?$/.exec(
+      value,
+    );
   if (!m) return undefined;
   const y = Number(m[1]);
   const mo = Number(m[2]) - 1;
@@ -43,7 +47,13 @@ export function parseIsoUtc(value: string): number | undefined {
     back.getUTCHours() === h &&
     back.getUTCMinutes() === mi &&
     back.getUTCSeconds() === s;
-  return exists ? t : undefined;
+  if (!exists) return undefined;
+  if (m[8] === undefined) return t;
+  const oh = Number(m[9]);
+  const om = Number(m[10] ?? '0');
+  if (oh > 14 || om > 59) return undefined;
+  const offset = (oh * 60 + om) * 60_000;
+  return m[8] === '+' ? t - offset : t + offset;
 }
 
 /** Milliseconds of a `dateRange` value already matched by DATE_RANGE_PATTERN. */
@@ -82,6 +92,8 @@ export function toFilter(q: DeleteQuery, now: number): HistoryFilter {
   if (q.ruleMatched !== undefined) f.ruleMatched = q.ruleMatched;
   if (q.requestBody !== undefined) f.requestBody = q.requestBody;
   if (q.responseBody !== undefined) f.responseBody = q.responseBody;
+  if (q.isMultipart !== undefined) f.isMultipart = q.isMultipart;
+  if (q.hasAttachments !== undefined) f.hasAttachments = q.hasAttachments;
   return f;
 }
 
@@ -103,25 +115,34 @@ function pathFilter(value: string): NonNullable<HistoryFilter['path']> {
 
 /** The API shape of an entry: the summary, plus headers and bodies when verbose. */
 export function historyRecord(e: HistoryEntry, verbose: boolean): RequestRecord {
+  const date = new Date(e.createdAt).toISOString();
   const r: RequestRecord = {
     id: e.id,
-    createdAt: new Date(e.createdAt).toISOString(),
+    date,
     method: e.method,
     path: e.path,
-    ip: e.ip,
     status: e.status,
+    timeTaken: Math.round(e.durationMs),
+    rule:
+      e.ruleMatched && e.ruleId !== null ? { matched: true, ruleId: e.ruleId } : { matched: e.ruleMatched },
     behavior: e.behavior,
-    rule: { matched: e.ruleMatched, ruleId: e.ruleId },
-    durationMs: e.durationMs,
+    ip: e.ip,
+    isMultipart: e.isMultipart,
     files: e.files,
+    createdAt: date,
+    durationMs: e.durationMs,
     requestBodyTruncated: e.requestBodyTruncated,
     responseBodyTruncated: e.responseBodyTruncated,
     problems: e.problems,
   };
   if (e.responseName !== undefined) r.responseName = e.responseName;
   if (verbose) {
-    r.request = { headers: e.requestHeaders, body: e.requestBody };
-    r.response = { headers: e.responseHeaders, body: e.responseBody };
+    r.request = {
+      headers: e.requestHeaders,
+      body: e.requestBody === '' ? null : e.requestBody,
+      httpVersion: e.httpVersion,
+    };
+    r.response = { headers: e.responseHeaders, body: e.responseBody, httpVersion: e.httpVersion };
     if (e.callout) r.callout = calloutRecord(e);
   }
   return r;

@@ -30,23 +30,29 @@ export const HOSTED_ONLY_BEHAVIORS = ['grpc', 'wsdl', 'graphql'] as const;
 export const MAX_FILTER_TEXT = 1000;
 
 /**
- * ISO 8601 UTC timestamp: `2026-05-15T02:46:30Z`, seconds and fraction optional, `Z` or `+00:00`.
- * The pattern checks the form; history-query.ts checks that the date exists (no 30 February).
+ * ISO 8601 timestamp: `2026-05-15T02:46:30Z` or `2024-01-15T10:30:00+05:30`, seconds and fraction
+ * optional. The pattern checks the form; history-query.ts checks that the date exists (no 30
+ * February) and applies the offset.
  */
-export const ISO_UTC_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]00:?00)$';
+export const ISO_DATE_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}(:?\\d{2})?)$';
 
 /** `30s`, `15m`, `1h`, `7d`: a positive whole number and a unit. */
 export const DATE_RANGE_PATTERN = '^[1-9][0-9]{0,5}[smhd]$';
 
-const isoUtc = (description: string) =>
-  Type.String({ pattern: ISO_UTC_PATTERN, description, examples: ['2026-05-15T02:46:30Z'] });
+const isoDate = (description: string) =>
+  Type.String({
+    pattern: ISO_DATE_PATTERN,
+    description,
+    examples: ['2026-05-15T02:46:30Z', '2024-01-15T10:30:00+05:30'],
+  });
 
 const text = (description: string) => Type.String({ minLength: 1, maxLength: MAX_FILTER_TEXT, description });
 
 /** The seed's filters, combined with AND. Shared by the list (GET) and the bulk delete. */
 export const filterProperties = {
-  dateFrom: Type.Optional(isoUtc('Entries received at or after this instant (ISO 8601 UTC).')),
-  dateTo: Type.Optional(isoUtc('Entries received at or before this instant (ISO 8601 UTC).')),
+  dateFrom: Type.Optional(isoDate('Entries received at or after this instant (ISO 8601, `Z` or an offset).')),
+  dateTo: Type.Optional(isoDate('Entries received at or before this instant (ISO 8601, `Z` or an offset).')),
   dateRange: Type.Optional(
     Type.String({
       pattern: DATE_RANGE_PATTERN,
@@ -76,7 +82,18 @@ export const filterProperties = {
   ),
   requestBody: Type.Optional(text('Substring of the recorded request body (case-sensitive).')),
   responseBody: Type.Optional(text('Substring of the recorded response body (case-sensitive).')),
+  isMultipart: Type.Optional(Type.Boolean({ description: '`true`: multipart/form-data requests only.' })),
+  hasAttachments: Type.Optional(Type.Boolean({ description: '`true`: requests that uploaded files only.' })),
 };
+
+/** `?id=` on the list and the bulk delete: that one entry, as the hosted service's scripts ask for it. */
+const IdParam = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'One entry by id: answered alone (not wrapped), or deleted alone; no other filter with it.',
+  }),
+);
 
 export const RequestParams = Type.Object({
   ep: Type.String({ minLength: 1, maxLength: 100 }),
@@ -109,7 +126,10 @@ const Mode = StringEnum(['summary', 'verbose'], {
 export const ListQuery = Type.Object(
   {
     ...filterProperties,
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size.' })),
+    id: IdParam,
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, description: 'Page size (20 when left out).' }),
+    ),
     cursor: Type.Optional(
       Type.String({
         minLength: 1,
@@ -123,7 +143,7 @@ export const ListQuery = Type.Object(
 );
 export type ListQuery = Static<typeof ListQuery>;
 
-export const DeleteQuery = Type.Object(filterProperties, { additionalProperties: false });
+export const DeleteQuery = Type.Object({ ...filterProperties, id: IdParam }, { additionalProperties: false });
 export type DeleteQuery = Static<typeof DeleteQuery>;
 export type FileParams = Static<typeof FileParams>;
 
@@ -174,26 +194,52 @@ export const CalloutRecordSchema = Type.Object({
   connectionId: Type.Optional(Type.String()),
 });
 
-/** An entry: the summary fields always, `request` and `response` in verbose mode. */
+/**
+ * An entry, with the hosted service's field names (`date`, `timeTaken`, `isMultipart`, `rule.ruleId`
+ * only when a rule matched) and our own extras (`createdAt` and the precise `durationMs`, truncation
+ * flags, problems); `request` and `response` in verbose mode. Fields are left out rather than null,
+ * except `request.body` for a request that had none.
+ */
 export const RequestRecord = Type.Object({
   id: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
+  date: Type.String({ format: 'date-time', description: 'When the request arrived (ISO 8601 UTC, ms).' }),
   method: Type.String(),
   path: Type.String({ description: 'Path with query string, as the endpoint saw it.' }),
-  ip: Type.String(),
   status: Type.Integer(),
+  timeTaken: Type.Integer({ description: 'Whole milliseconds from arrival to the end of the answer.' }),
+  rule: Type.Object({
+    matched: Type.Boolean(),
+    ruleId: Type.Optional(Type.String({ description: 'Present only when a rule matched.' })),
+  }),
   behavior: Type.String({ enum: [...BEHAVIORS] }),
-  rule: Type.Object({ matched: Type.Boolean(), ruleId: Type.Union([Type.String(), Type.Null()]) }),
-  durationMs: Type.Number(),
+  ip: Type.String(),
+  isMultipart: Type.Boolean(),
   files: Type.Array(FileMeta),
+  createdAt: Type.String({
+    format: 'date-time',
+    description: 'The same as `date` (kept for older clients).',
+  }),
+  durationMs: Type.Number({ description: '`timeTaken` with its fraction.' }),
   requestBodyTruncated: Type.Boolean(),
   responseBodyTruncated: Type.Boolean(),
   problems: Type.Array(Type.String(), { description: 'Template or pipeline problems noted.' }),
   responseName: Type.Optional(
     Type.String({ description: 'The response a weighted rule action chose (its `name`).' }),
   ),
-  request: Type.Optional(Type.Object({ headers: Headers, body: Type.String() })),
-  response: Type.Optional(Type.Object({ headers: ResponseHeaders, body: Type.String() })),
+  request: Type.Optional(
+    Type.Object({
+      headers: Headers,
+      body: Type.Union([Type.String(), Type.Null()], { description: 'null when the request had no body.' }),
+      httpVersion: Type.String({ examples: ['1.1'] }),
+    }),
+  ),
+  response: Type.Optional(
+    Type.Object({
+      headers: ResponseHeaders,
+      body: Type.String(),
+      httpVersion: Type.String({ examples: ['1.1'] }),
+    }),
+  ),
   callout: Type.Optional(CalloutRecordSchema),
 });
 export type RequestRecord = Static<typeof RequestRecord>;
@@ -201,7 +247,9 @@ export type RequestRecord = Static<typeof RequestRecord>;
 export const RequestList = Type.Object({
   data: Type.Array(RequestRecord),
   pagination: Type.Object({
-    cursor: Type.Union([Type.String(), Type.Null()]),
+    cursor: Type.Optional(
+      Type.String({ description: 'Pass as `cursor` for the next page; left out on the last page.' }),
+    ),
     hasMore: Type.Boolean(),
     limit: Type.Integer(),
   }),

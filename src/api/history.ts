@@ -1,7 +1,9 @@
 /**
  * Request-history routes (SPEC §4 "Request history"), relative to /api/v2:
- *   GET    /endpoints/:ep/requests                      list, newest first, cursor pages, filters
- *   DELETE /endpoints/:ep/requests                      delete every entry matching the filters
+ *   GET    /endpoints/:ep/requests                      list, newest first, cursor pages, filters;
+ *                                                       `?id=X` answers that entry alone
+ *   DELETE /endpoints/:ep/requests                      delete every entry matching the filters;
+ *                                                       `?id=X` deletes that entry alone
  *   GET    /endpoints/:ep/requests/:id                  one entry, verbose
  *   DELETE /endpoints/:ep/requests/:id                  one entry
  *   GET    /endpoints/:ep/requests/:id/files/:fieldName an uploaded file, with its type and name
@@ -11,7 +13,7 @@
  * key learns nothing about other endpoints.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
@@ -55,6 +57,21 @@ function contentDisposition(fileName: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }
 
+/**
+ * `?id=` names one entry: any filter, page or cursor beside it would be ignored, so it is refused
+ * (unknown or ignored parameters are never silent). `mode` may come with it.
+ */
+function refuseBesideId(query: Record<string, unknown>): void {
+  const others = Object.keys(query).filter((k) => k !== 'id' && k !== 'mode' && query[k] !== undefined);
+  if (others.length > 0) {
+    throw new AppError('validation_error', `Query parameter "id" cannot be combined with "${others[0]}".`, {
+      details: others.map((k) => detail('/' + k, 'cannot be combined with id', String(query[k]))),
+    });
+  }
+}
+
+const unknownEntry = (id: string) => new AppError('not_found', `Request "${id}" is not in the history.`);
+
 /** Registers the history routes on `app` (an encapsulated scope under /api/v2). */
 export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -80,12 +97,19 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
         tags: TAGS,
         summary: 'List recorded requests, newest first',
         params: EndpointParams,
+        description: 'With `id`, answers that one entry alone (verbose, not wrapped in `data`).',
         querystring: ListQuery,
-        response: { 200: RequestList, ...errorResponses },
+        response: { 200: Type.Union([RequestList, RequestRecord]), ...errorResponses },
       },
     },
     async (request) => {
       const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
+      if (request.query.id !== undefined) {
+        refuseBesideId(request.query);
+        const entry = await ctx.store.getHistory(ep, request.query.id);
+        if (!entry) throw unknownEntry(request.query.id);
+        return historyRecord(entry, true);
+      }
       const { limit = 20, cursor, mode, ...filters } = request.query;
       if (cursor !== undefined && !decodeCursor(cursor)) {
         throw new AppError('validation_error', 'Query parameter "cursor" is not a cursor of this API.', {
@@ -96,7 +120,10 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       const page = await withRegexErrors(filter, () => ctx.store.listHistory(ep, filter, limit, cursor));
       return {
         data: page.data.map((e) => historyRecord(e, mode === 'verbose')),
-        pagination: { cursor: page.cursor, hasMore: page.hasMore, limit },
+        pagination:
+          page.hasMore && page.cursor !== null
+            ? { cursor: page.cursor, hasMore: true, limit }
+            : { hasMore: false, limit },
       };
     },
   );
@@ -107,13 +134,21 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       schema: {
         tags: TAGS,
         summary: 'Delete recorded requests matching the filters (all of them with no filter)',
+        description: 'With `id`, deletes that one entry and answers `{ id, deleted }`.',
         params: EndpointParams,
         querystring: DeleteQuery,
-        response: { 200: DeletedMany, ...errorResponses },
+        response: { 200: Type.Union([DeletedMany, DeletedOne]), ...errorResponses },
       },
     },
     async (request) => {
       const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
+      const { id } = request.query;
+      if (id !== undefined) {
+        refuseBesideId(request.query);
+        if (!(await ctx.store.deleteHistoryEntry(ep, id))) throw unknownEntry(id);
+        ctx.events.publish({ endpoint: ep, name: 'requests.deleted', data: { count: 1, ids: [id] } });
+        return { id, deleted: true as const };
+      }
       const filter = toFilter(request.query, ctx.now());
       const count = await withRegexErrors(filter, () => ctx.store.deleteHistory(ep, filter));
       ctx.events.publish({ endpoint: ep, name: 'requests.deleted', data: { count } });
@@ -135,7 +170,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
     async (request) => {
       const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
       const entry = await ctx.store.getHistory(ep, request.params.id);
-      if (!entry) throw new AppError('not_found', `Request "${request.params.id}" is not in the history.`);
+      if (!entry) throw unknownEntry(request.params.id);
       return historyRecord(entry, true);
     },
   );
@@ -154,9 +189,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
     async (request) => {
       const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
       const { id } = request.params;
-      if (!(await ctx.store.deleteHistoryEntry(ep, id))) {
-        throw new AppError('not_found', `Request "${id}" is not in the history.`);
-      }
+      if (!(await ctx.store.deleteHistoryEntry(ep, id))) throw unknownEntry(id);
       ctx.events.publish({ endpoint: ep, name: 'requests.deleted', data: { count: 1, ids: [id] } });
       return { id, deleted: true as const };
     },

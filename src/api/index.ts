@@ -25,6 +25,11 @@ export { authenticate, requireAdmin, requireEndpointAccess, type Principal } fro
 export { createKey, ensureAdminKey, findKey, hashKey } from './keys.js';
 export { publishRequestEvents } from './request-events.js';
 export { historyRecord } from './history-query.js';
+// What the configuration file loader applies through, so that a file and the API change an endpoint alike.
+export { changeSettings, createEndpoint, refuseBuiltIn } from './endpoints.js';
+export { replaceRules } from './rules.js';
+export { putState, stateItemsOf } from './state.js';
+export { uploadSpec } from './specs.js';
 
 /** Paths answered without a key. */
 const PUBLIC_PATHS = new Set(['/api/v2/openapi.json', '/api/v2/docs']);

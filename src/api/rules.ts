@@ -48,7 +48,6 @@ function newRuleId(): string {
   return randomUUID();
 }
 
-/** 403 plan_limit when the rules (all of the endpoint's, after the change) exceed its plan. */
 /** A `blobPath` must name a blob of the endpoint (uploaded with POST …/blobs): 400 otherwise. */
 async function checkBlobs(
   ctx: AppContext,
@@ -71,6 +70,7 @@ async function checkBlobs(
   if (details.length > 0) throw validationError(details);
 }
 
+/** 403 plan_limit when the rules (all of the endpoint's, after the change) exceed its plan. */
 function checkPlan(ctx: AppContext, ep: EndpointRecord, rules: RuleData[], total: number): void {
   const plan = planOf(ctx.config, ep);
   if (plan.maxRules !== null && total > plan.maxRules)
@@ -89,6 +89,25 @@ function checkPlan(ctx: AppContext, ep: EndpointRecord, rules: RuleData[], total
 function patchRule(rule: RuleData, patch: Record<string, unknown>): Record<string, unknown> {
   const { id: _id, ...fields } = patch;
   return { ...rule, ...fields };
+}
+
+/**
+ * Replaces every rule of the endpoint in one transaction (400 with every problem of every rule under
+ * `/rules/<index>`, 403 plan_limit), then tells the request path and the dashboards. Answers how many
+ * rules the endpoint now has. Shared by `PUT …/rules` and the configuration file loader.
+ */
+export async function replaceRules(ctx: AppContext, ep: EndpointRecord, inputs: unknown[]): Promise<number> {
+  const rules = await parseRuleList(inputs, newRuleId);
+  checkPlan(ctx, ep, rules, rules.length);
+  await checkBlobs(ctx, ep, rules, (i) => `/rules/${i}`);
+  const replaced = await ctx.store.replaceRules(ep.name, rules.map(ruleToRecord));
+  ctx.endpoints.invalidate(ep.name);
+  ctx.events.publish({
+    endpoint: ep.name,
+    name: 'rules.reordered',
+    data: { order: rules.map((r) => r.id), replaced },
+  });
+  return replaced;
 }
 
 export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -180,12 +199,7 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
     },
     async (request) => {
       const ep = await writable(request, request.params.ep);
-      const rules = await parseRuleList(request.body.rules, newRuleId);
-      checkPlan(ctx, ep, rules, rules.length);
-      await checkBlobs(ctx, ep, rules, (i) => `/rules/${i}`);
-      const replaced = await ctx.store.replaceRules(ep.name, rules.map(ruleToRecord));
-      publish(ep.name, 'rules.reordered', { order: rules.map((r) => r.id), replaced });
-      return { replaced };
+      return { replaced: await replaceRules(ctx, ep, request.body.rules) };
     },
   );
 

@@ -14,9 +14,10 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { fileUploadParser, FileUpload } from '../http/index.js';
-import { jobView, startSpecJob, validateSpec } from '../oas/index.js';
+import { jobView, startSpecJob, validateSpec, type ValidSpec } from '../oas/index.js';
 import { planOf } from '../plans.js';
 import { StringEnum } from '../schema/index.js';
+import type { EndpointRecord, SpecJobRecord } from '../store/index.js';
 import { refuseBuiltIn } from './endpoints.js';
 import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
@@ -100,6 +101,27 @@ function flag(value: string | undefined): boolean | undefined {
   });
 }
 
+function refuseWithoutOpenapi(ctx: AppContext, ep: EndpointRecord): void {
+  const plan = planOf(ctx.config, ep);
+  if (!plan.openapi)
+    throw new AppError('plan_limit', `The plan "${plan.name}" does not include OpenAPI mocking.`);
+}
+
+/**
+ * Validates an OpenAPI document unless already validated (off the event loop; 400 with the parser's
+ * findings) and starts the job that stores and compiles it. Shared by `POST …/specs` and the configuration file loader.
+ */
+export async function uploadSpec(
+  ctx: AppContext,
+  ep: EndpointRecord,
+  document: string | ValidSpec,
+  intelligenceMock: boolean,
+): Promise<SpecJobRecord> {
+  refuseWithoutOpenapi(ctx, ep);
+  const spec = typeof document === 'string' ? await validateSpec(document) : document;
+  return startSpecJob(ctx, ep.name, spec, intelligenceMock);
+}
+
 export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const limit = ctx.config.oasSpecLimit;
   // This scope's only body is the document: a file, or text of any type (YAML has no one type).
@@ -131,9 +153,7 @@ export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<v
     async (request, reply) => {
       const ep = await loadEndpoint(ctx, request, request.params.ep);
       refuseBuiltIn(ep);
-      const plan = planOf(ctx.config, ep);
-      if (!plan.openapi)
-        throw new AppError('plan_limit', `The plan "${plan.name}" does not include OpenAPI mocking.`);
+      refuseWithoutOpenapi(ctx, ep);
       let text: string;
       let intelligenceMock = request.query.intelligenceMock ?? false;
       if (request.body instanceof FileUpload) {
@@ -147,8 +167,7 @@ export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<v
           'Send the OpenAPI document as the body (JSON or YAML), or as multipart/form-data in the field "file".',
           { details: [{ path: '/file', message: 'Required' }] },
         );
-      const spec = await validateSpec(text);
-      const job = await startSpecJob(ctx, ep.name, spec, intelligenceMock);
+      const job = await uploadSpec(ctx, ep, text, intelligenceMock);
       return reply
         .code(202)
         .send({ jobId: job.id, type: job.type, status: job.status, message: job.message });

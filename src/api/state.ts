@@ -21,7 +21,7 @@ import {
   stateLimits,
   valueProblem,
 } from '../state/index.js';
-import type { Json, StateItem, StateRef, StateType } from '../store/index.js';
+import type { EndpointRecord, Json, StateItem, StateRef, StateType } from '../store/index.js';
 import { refuseBuiltIn } from './endpoints.js';
 import { loadEndpoint } from './endpoint-access.js';
 import { EndpointParams, NoQuery } from './schemas/common.js';
@@ -105,6 +105,61 @@ function itemOut(i: StateItem) {
   return { type: i.type, key: i.key, value: i.value, lastModified: i.lastModified };
 }
 
+type Limits = ReturnType<typeof stateLimits>;
+type NewItem = Omit<StateItem, 'lastModified'>;
+
+/**
+ * Validates state items as `PUT …/state` takes them (type in any letter case, key and value within
+ * the bounds): 400 with every problem under `/items/<index>`. Shared with the configuration file loader.
+ */
+export function stateItemsOf(
+  limits: Limits,
+  raw: readonly { type: string; key: string; value?: unknown }[],
+): NewItem[] {
+  const details = [];
+  const items: NewItem[] = [];
+  for (const [i, r] of raw.entries()) {
+    const type = parseStateType(r.type);
+    if (!type) {
+      details.push(detail(`/items/${i}/type`, 'A state type is counter, string or list', r.type));
+      continue;
+    }
+    const value = (r.value === undefined ? null : r.value) as Json;
+    const keyWrong = keyProblem(r.key, limits);
+    const valueWrong = valueProblem(type, value, limits);
+    if (keyWrong !== undefined) details.push(detail(`/items/${i}/key`, sentence(keyWrong), r.key));
+    if (valueWrong !== undefined) details.push(detail(`/items/${i}/value`, sentence(valueWrong)));
+    if (keyWrong !== undefined || valueWrong !== undefined) continue;
+    items.push({ type, key: r.key, value });
+  }
+  if (details.length > 0) throw validationError(details);
+  return items;
+}
+
+/**
+ * Creates or replaces validated state items, within STATE_MAX_ITEMS (400 at `/items` past it).
+ * Shared by `PUT …/state` and the configuration file loader.
+ */
+export async function putState(
+  ctx: AppContext,
+  ep: EndpointRecord,
+  items: NewItem[],
+): Promise<{ created: number; updated: number }> {
+  const limits = stateLimits(ctx.config);
+  // The cap counts the items this call would add to those the endpoint holds.
+  const existing = await ctx.store.readState(ep.name, items);
+  const known = new Set(existing.items.map((i) => stateId(i.type, i.key)));
+  const added = new Set(items.map((i) => stateId(i.type, i.key)).filter((id) => !known.has(id)));
+  if (existing.count + added.size > limits.maxItems)
+    throw validationError([
+      detail(
+        '/items',
+        `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
+      ),
+    ]);
+  return ctx.store.putStateItems(ep.name, items, ctx.now());
+}
+
 export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const limits = stateLimits(ctx.config);
   const base = '/endpoints/:ep/state';
@@ -162,35 +217,7 @@ export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<v
     async (request) => {
       const ep = await loadEndpoint(ctx, request, request.params.ep);
       refuseBuiltIn(ep);
-      const details = [];
-      const items: Omit<StateItem, 'lastModified'>[] = [];
-      for (const [i, raw] of request.body.items.entries()) {
-        const type = parseStateType(raw.type);
-        if (!type) {
-          details.push(detail(`/items/${i}/type`, 'A state type is counter, string or list', raw.type));
-          continue;
-        }
-        const value = (raw.value === undefined ? null : raw.value) as Json;
-        const keyWrong = keyProblem(raw.key, limits);
-        const valueWrong = valueProblem(type, value, limits);
-        if (keyWrong !== undefined) details.push(detail(`/items/${i}/key`, sentence(keyWrong), raw.key));
-        if (valueWrong !== undefined) details.push(detail(`/items/${i}/value`, sentence(valueWrong)));
-        if (keyWrong !== undefined || valueWrong !== undefined) continue;
-        items.push({ type, key: raw.key, value });
-      }
-      if (details.length > 0) throw validationError(details);
-      // The cap counts the items this call would add to those the endpoint holds.
-      const existing = await ctx.store.readState(ep.name, items);
-      const known = new Set(existing.items.map((i) => stateId(i.type, i.key)));
-      const added = new Set(items.map((i) => stateId(i.type, i.key)).filter((id) => !known.has(id)));
-      if (existing.count + added.size > limits.maxItems)
-        throw validationError([
-          detail(
-            '/items',
-            `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
-          ),
-        ]);
-      return ctx.store.putStateItems(ep.name, items, ctx.now());
+      return putState(ctx, ep, stateItemsOf(limits, request.body.items));
     },
   );
 

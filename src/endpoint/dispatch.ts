@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { SERVICE_LABELS } from './names.js';
+import type { CustomDomains } from './custom-domains.js';
 
 /** The prefix of the path form. */
 export const PATH_FORM_PREFIX = '/e/';
@@ -24,11 +25,15 @@ export function endpointForHost(host: string | undefined, baseDomain: string): s
   return label;
 }
 
-/** Fastify's `rewriteUrl`: a request to `<name>.<BASE_DOMAIN>` becomes `/e/<name>/…`. */
-export function rewriteUrlFor(baseDomain: string): (req: IncomingMessage) => string {
+/**
+ * Fastify's `rewriteUrl`: a request to `<name>.<BASE_DOMAIN>`, or to a domain an endpoint claims,
+ * becomes `/e/<name>/…`.
+ */
+export function rewriteUrlFor(baseDomain: string, domains?: CustomDomains): (req: IncomingMessage) => string {
   return (req) => {
     const url = req.url ?? '/';
-    const name = endpointForHost(req.headers.host, baseDomain);
+    const host = req.headers.host;
+    const name = endpointForHost(host, baseDomain) ?? domains?.lookup(host);
     if (name === undefined) return url;
     return `${PATH_FORM_PREFIX}${name}${url.startsWith('/') ? url : '/' + url}`;
   };

@@ -66,6 +66,8 @@ export function historyEntry(
       requestHeaders: { ...redactHeaders(c.headers, redact) },
       requestBody: req.text,
       requestBodyTruncated: req.truncated,
+      httpVersion: c.httpVersion,
+      isMultipart: c.contentType !== undefined && /^\s*multipart\//i.test(c.contentType),
       responseHeaders: redactHeaders(answer.headers, redact) as Record<string, string | string[]>,
       responseBody: res.text,
       responseBodyTruncated: res.truncated || info.recordedTruncated === true,

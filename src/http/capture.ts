@@ -15,6 +15,8 @@ export interface CapturedRequest {
   readonly receivedAt: number;
   readonly method: string;
   readonly protocol: 'http' | 'https';
+  /** `1.1` or `1.0`, as the request line said. */
+  readonly httpVersion: string;
   /** The Host header as sent (port included). */
   readonly host: string;
   /** Path with query string, as the endpoint sees it (the `/e/<name>` prefix removed). */
@@ -138,6 +140,7 @@ export async function captureRequest(
     receivedAt: Date.now(),
     method,
     protocol: protocolOf(req, options.trustProxy),
+    httpVersion: req.httpVersion,
     host: headers['host'] ?? '',
     path,
     pathname: q === -1 ? path : path.slice(0, q),

@@ -8,7 +8,7 @@ import type { EndpointPipeline, Exchange, Outcome, Step } from '../endpoint/inde
 import { rateLimitedAnswer, TEXT_TYPE, type Answer } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { planOf } from '../plans.js';
-import type { Settings } from './settings.js';
+import { customDefaultResponse, type Settings } from './settings.js';
 import { settingsOf } from './endpoint-settings.js';
 import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
 import { rulesStep } from './rules-step.js';
@@ -17,9 +17,7 @@ import { proxyStep } from './proxy-step.js';
 import { oasStep } from './oas-step.js';
 import { mtlsStep } from '../mtls/index.js';
 
-type DefaultResponseSetting = NonNullable<Settings['defaultResponse']>;
-
-function headerObject(h: DefaultResponseSetting['headers']): Record<string, string> {
+function headerObject(h: Settings['defaultResponse']['headers'] | undefined): Record<string, string> {
   if (!h) return {};
   if (Array.isArray(h)) return Object.fromEntries(h.map((x) => [x.key.toLowerCase(), x.value]));
   return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
@@ -27,8 +25,8 @@ function headerObject(h: DefaultResponseSetting['headers']): Record<string, stri
 
 /** The friendly answer for a path nothing is configured for, or the endpoint's `defaultResponse`. */
 export function defaultAnswer(ep: EndpointRecord, method: string, pathname: string): Answer {
-  const custom = ep.settings['defaultResponse'] as DefaultResponseSetting | null | undefined;
-  if (custom && typeof custom === 'object') {
+  const custom = customDefaultResponse(ep.settings);
+  if (custom) {
     const headers = headerObject(custom.headers);
     headers['content-type'] ??= TEXT_TYPE;
     return { status: custom.status ?? 200, headers, body: custom.body ?? '' };

@@ -5,7 +5,16 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { Json, JsonObject } from '../store/index.js';
-import { Body, HeaderList, HeaderMap, HeaderName, Nullable, Status, StringEnum } from '../schema/index.js';
+import {
+  Body,
+  HeaderList,
+  HeaderMap,
+  HeaderName,
+  HostName,
+  Nullable,
+  Status,
+  StringEnum,
+} from '../schema/index.js';
 
 const DefaultResponse = Type.Object(
   {
@@ -85,6 +94,20 @@ export const SettingsPatch = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    customDomain: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          domain: Type.Optional(
+            Type.Union([HostName, Type.Null()], {
+              description:
+                'requests whose Host is this domain (any port) reach this endpoint; null removes it',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     mtls: Type.Optional(
       Type.Object(
         {
@@ -114,7 +137,7 @@ export const SettingsPatch = Type.Object(
 export const Settings = Type.Object(
   {
     proxy: Type.Object({
-      targetUrl: Nullable(Type.String()),
+      targetUrl: Type.Optional(Type.String({ description: 'left out when not set' })),
       ignoreSSLErrors: Type.Boolean(),
       record: Type.Boolean(),
     }),
@@ -126,9 +149,20 @@ export const Settings = Type.Object(
       period: StringEnum(['Second', 'Minute', 'Hour']),
     }),
     security: Type.Object({ enabled: Type.Boolean(), headerKey: Type.String(), headerValue: Type.String() }),
-    defaultResponse: Nullable(DefaultResponse),
+    defaultResponse: Type.Object(
+      {
+        status: Status,
+        headers: Type.Union([HeaderMap, HeaderList]),
+        body: Type.Optional(Body),
+      },
+      { description: '`{ "status": 200, "headers": {} }` (no body) while the built-in answer is used' },
+    ),
     rules: Type.Object({ enabled: Type.Boolean() }),
     crud: Type.Object({ autoDelete: Type.Boolean() }),
+    customDomain: Type.Object({
+      enabled: Type.Boolean(),
+      domain: Type.Optional(Type.String({ description: 'left out when not set' })),
+    }),
     mtls: Type.Object({ enabled: Type.Boolean() }),
     locale: Type.String(),
     plan: Type.String(),
@@ -148,20 +182,22 @@ const NESTED = [
   'defaultResponse',
   'rules',
   'crud',
+  'customDomain',
   'mtls',
 ] as const;
 
 /** The defaults of every setting but the plan, which comes from the configuration. */
 export function defaultSettings(plan: string): Settings {
   return {
-    proxy: { targetUrl: null, ignoreSSLErrors: false, record: false },
+    proxy: { ignoreSSLErrors: false, record: false },
     localTunnel: false,
     cors: { origins: [] },
     rateLimit: { enabled: false, rate: 100, period: 'Minute' },
     security: { enabled: false, headerKey: '', headerValue: '' },
-    defaultResponse: null,
+    defaultResponse: { status: 200, headers: {} },
     rules: { enabled: true },
     crud: { autoDelete: false },
+    customDomain: { enabled: false },
     mtls: { enabled: false },
     locale: 'en',
     plan,
@@ -172,10 +208,17 @@ function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** `o` without its null fields: a string that is not set is left out, never null. */
+function withoutNulls(o: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(o)) if (v !== null) out[k] = v;
+  return out;
+}
+
 /**
- * Applies a validated patch to the stored settings: nested objects merge field by field, a null
- * `defaultResponse` removes the custom default response. Fields outside the schema (the echo
- * endpoint's `builtIn`) are kept.
+ * Applies a validated patch to the stored settings: nested objects merge field by field, and a null
+ * field (`proxy.targetUrl`, `customDomain.domain`) or a null `defaultResponse` removes what was set.
+ * Fields outside the schema (the echo endpoint's `builtIn`) are kept.
  */
 export function mergeSettings(stored: JsonObject, patch: SettingsPatch): JsonObject {
   const out: JsonObject = { ...stored };
@@ -183,7 +226,7 @@ export function mergeSettings(stored: JsonObject, patch: SettingsPatch): JsonObj
     if (v === undefined) continue;
     if (k === 'defaultResponse' && v === null) delete out[k];
     else if ((NESTED as readonly string[]).includes(k) && isObject(v))
-      out[k] = { ...(isObject(out[k]) ? out[k] : {}), ...v };
+      out[k] = withoutNulls({ ...(isObject(out[k]) ? out[k] : {}), ...v });
     else out[k] = v;
   }
   return out;
@@ -195,10 +238,30 @@ export function effectiveSettings(stored: JsonObject, plan: string): Settings {
   const out: JsonObject = { ...d };
   for (const k of Object.keys(d)) {
     const v = stored[k];
-    if (v === undefined) continue;
+    if (v === undefined || v === null) continue;
+    // Settings stored by earlier versions may hold nulls (`proxy.targetUrl`): they read as "not set".
     out[k] =
-      (NESTED as readonly string[]).includes(k) && isObject(v) && isObject(d[k]) ? { ...d[k], ...v } : v;
+      (NESTED as readonly string[]).includes(k) && isObject(v) && isObject(d[k])
+        ? { ...d[k], ...withoutNulls(v) }
+        : v;
   }
   out['plan'] = plan;
   return out as unknown as Settings;
+}
+
+/**
+ * The endpoint's own default response, or undefined for the built-in answer. What GET shows for the
+ * built-in one (`{ status: 200, headers: {} }`, no body), sent back as it is (an exported
+ * configuration re-imported), keeps the built-in answer; an empty 200 needs `body: ""`.
+ */
+export function customDefaultResponse(
+  settings: JsonObject,
+): NonNullable<SettingsPatch['defaultResponse']> | undefined {
+  const v = settings['defaultResponse'];
+  if (!isObject(v)) return undefined;
+  const r = v as NonNullable<SettingsPatch['defaultResponse']>;
+  const noHeaders =
+    r.headers === undefined ||
+    (Array.isArray(r.headers) ? r.headers.length : Object.keys(r.headers).length) === 0;
+  return r.body === undefined && (r.status === undefined || r.status === 200) && noHeaders ? undefined : r;
 }

@@ -8,6 +8,7 @@ export {
   HeaderMap,
   HeaderName,
   HeaderValue,
+  HostName,
   Nullable,
   Status,
   StringEnum,

@@ -34,6 +34,15 @@ export const HeaderMap = Type.Record(
 );
 
 /** An HTTP status a mock may answer with. */
+/** A DNS host name: labels of letters, digits and inner hyphens, at most 253 characters in all. */
+export const HostName = Type.String({
+  minLength: 1,
+  maxLength: 254,
+  pattern:
+    '^(?=.{1,253}\\.?$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?$',
+  examples: ['api.example.com'],
+});
+
 export const Status = Type.Integer({ minimum: 100, maximum: 599 });
 
 /** A response body as text. */

@@ -45,6 +45,8 @@ function toEntry(r: RequestRow): HistoryEntry {
     requestHeaders: JSON.parse(r.request_headers) as Record<string, string>,
     requestBody: r.request_body,
     requestBodyTruncated: Number(r.request_body_truncated) === 1,
+    httpVersion: r.http_version ?? '1.1',
+    isMultipart: Number(r.is_multipart) === 1,
     responseHeaders: JSON.parse(r.response_headers) as Record<string, string | string[]>,
     responseBody: r.response_body,
     responseBodyTruncated: Number(r.response_body_truncated) === 1,
@@ -80,6 +82,8 @@ function toRow({ entry: e, files }: NewHistoryEntry): RequestRow {
     response_name: e.responseName ?? null,
     size: entryWeight({ entry: e, files }),
     callout: e.callout ? JSON.stringify(e.callout) : null,
+    http_version: e.httpVersion,
+    is_multipart: e.isMultipart ? 1 : 0,
   };
 }
 
@@ -210,6 +214,8 @@ export class HistoryTable {
     if (f.status !== undefined) conds.push(eb('status', '=', f.status));
     if (f.behavior !== undefined) conds.push(eb('behavior', '=', f.behavior));
     if (f.ruleMatched !== undefined) conds.push(eb('rule_matched', '=', f.ruleMatched ? 1 : 0));
+    if (f.isMultipart !== undefined) conds.push(eb('is_multipart', '=', f.isMultipart ? 1 : 0));
+    if (f.hasAttachments !== undefined) conds.push(eb('files', f.hasAttachments ? '<>' : '=', '[]'));
     if (f.path !== undefined) {
       if ('regex' in f.path) {
         conds.push(

@@ -253,10 +253,24 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    // The hosted service's entry fields: the request's HTTP version, and whether it was multipart
+    // (a filter of the list). Older entries read as HTTP/1.1; `is_multipart` is filled in from their
+    // stored Content-Type (header names are stored lower-case, values as sent).
+    '0008_history_hosted': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('requests').addColumn('http_version', 'text').execute();
+        await db.schema
+          .alterTable('requests')
+          .addColumn('is_multipart', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await sql`UPDATE requests SET is_multipart = 1
+          WHERE files <> '[]' OR lower(request_headers) LIKE '%"content-type":"multipart/%'`.execute(db);
+      },
+    },
     // TLS client certificates (issue 14): each endpoint's own CA, made on first use, and the client
     // certificates it issued. A revoked certificate's row is deleted: the request check accepts only
     // certificates that still have one.
-    '0008_mtls': {
+    '0009_mtls': {
       async up(db: Kysely<unknown>) {
         await db.schema
           .createTable('mtls_cas')

@@ -32,6 +32,10 @@ export interface Database {
     size: number;
     /** A rule callout's request and response, JSON (CalloutRecord); null for other entries. */
     callout: string | null;
+    /** `1.1`, `1.0`; null for entries older than the column (read as `1.1`). */
+    http_version: string | null;
+    /** 1 when the request was multipart/form-data. */
+    is_multipart: number;
   };
   request_files: {
     seq: Generated<number>;

@@ -41,6 +41,8 @@ export const REQUEST_COLUMNS: (keyof RequestRow)[] = [
   'response_name',
   'size',
   'callout',
+  'http_version',
+  'is_multipart',
 ];
 export const FILE_COLUMNS: (keyof FileRow)[] = [
   'request_id',

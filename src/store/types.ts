@@ -54,6 +54,10 @@ export interface HistoryEntry {
   requestHeaders: Record<string, string>;
   requestBody: string;
   requestBodyTruncated: boolean;
+  /** The request's HTTP version (`1.1`, `1.0`); the answer used the same. */
+  httpVersion: string;
+  /** The request was `multipart/form-data` (with or without files). */
+  isMultipart: boolean;
   responseHeaders: Record<string, string | string[]>;
   responseBody: string;
   responseBodyTruncated: boolean;
@@ -127,6 +131,10 @@ export interface HistoryFilter {
   ruleMatched?: boolean;
   requestBody?: string;
   responseBody?: string;
+  /** The request was (`true`) or was not `multipart/form-data`. */
+  isMultipart?: boolean;
+  /** The request did (`true`) or did not upload files. */
+  hasAttachments?: boolean;
 }
 
 export interface Page<T> {

@@ -135,8 +135,9 @@ void describe('delivery', () => {
       assert.equal(got.data.path, '/hello?x=1');
       assert.equal(got.data.method, 'POST');
       // The same summary shape as the history list: ISO time, rule object, no bodies.
-      assert.match(got.data.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      assert.deepEqual(got.data.rule, { matched: false, ruleId: null });
+      assert.match(got.data.date, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.equal(got.data.createdAt, got.data.date);
+      assert.deepEqual(got.data.rule, { matched: false });
       assert.equal(got.data.requestBody, undefined);
       app.ctx.events.publish({ endpoint: ep, name: 'rules.deleted', data: { count: 0 } });
       await c.next('rules.deleted');

@@ -34,6 +34,8 @@ export function entry(
       requestHeaders: { host: 'localhost' },
       requestBody: '',
       requestBodyTruncated: false,
+      httpVersion: '1.1',
+      isMultipart: files.length > 0,
       responseHeaders: { 'content-type': 'text/plain' },
       responseBody: '',
       responseBodyTruncated: false,

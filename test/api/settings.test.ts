@@ -18,14 +18,15 @@ void test('GET settings shows every field with its default', async () => {
   const r = await call(app, 'GET', '/endpoints/fresh/settings');
   assert.equal(r.status, 200);
   assert.deepEqual(r.body, {
-    proxy: { targetUrl: null, ignoreSSLErrors: false, record: false },
+    proxy: { ignoreSSLErrors: false, record: false },
     localTunnel: false,
     cors: { origins: [] },
     rateLimit: { enabled: false, rate: 100, period: 'Minute' },
     security: { enabled: false, headerKey: '', headerValue: '' },
-    defaultResponse: null,
+    defaultResponse: { status: 200, headers: {} },
     rules: { enabled: true },
     crud: { autoDelete: false },
+    customDomain: { enabled: false },
     mtls: { enabled: false },
     locale: 'en',
     plan: 'unlimited',
@@ -58,7 +59,11 @@ void test('PATCH merges: nested objects field by field, other settings untouched
   const again = await call(app, 'GET', '/endpoints/conf/settings');
   assert.deepEqual(again.body, r.body);
   r = await call(app, 'PATCH', '/endpoints/conf/settings', { proxy: { targetUrl: null } });
-  assert.equal(r.body.proxy.targetUrl, null);
+  assert.deepEqual(
+    r.body.proxy,
+    { ignoreSSLErrors: false, record: false },
+    'null clears: left out, never null',
+  );
   r = await call(app, 'PATCH', '/endpoints/conf/settings', { security: { enabled: false } });
   assert.equal(r.body.security.headerKey, 'x-token');
 });
@@ -136,10 +141,20 @@ void test('defaultResponse changes what an unmatched request gets; null restores
   res = await app.fastify.inject({ url: '/e/deflt/anything' });
   assert.match(String(res.headers['content-type']), /^application\/json/);
   r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: null });
-  assert.equal(r.body.defaultResponse, null);
+  assert.deepEqual(r.body.defaultResponse, { status: 200, headers: {} });
   res = await app.fastify.inject({ url: '/e/deflt/anything' });
   assert.equal(res.statusCode, 200);
   assert.match(res.body, /nothing configured/);
+  // What GET shows for the built-in answer, sent back (an export re-imported), keeps it built in.
+  r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: r.body.defaultResponse });
+  assert.equal(r.status, 200, r.text);
+  res = await app.fastify.inject({ url: '/e/deflt/anything' });
+  assert.match(res.body, /nothing configured/);
+  // An empty 200 of its own is asked for with an empty body.
+  r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: { body: '' } });
+  res = await app.fastify.inject({ url: '/e/deflt/anything' });
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.body, '');
 });
 
 void test('PATCH publishes settings.updated with the new settings', async () => {

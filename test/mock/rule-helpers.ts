@@ -17,6 +17,7 @@ export async function req(
     receivedAt: 0,
     method,
     protocol: 'http',
+    httpVersion: '1.1',
     host: 'x',
     path,
     pathname: q === -1 ? path : path.slice(0, q),

@@ -67,6 +67,8 @@ test('a worker that cannot write fails the batch with a clear error, and the nex
       response_name: null,
       size: 0,
       callout: null,
+      http_version: '1.1',
+      is_multipart: 0,
     };
     // A NOT NULL column left null: SQLite refuses the row inside the worker.
     await assert.rejects(

@@ -1,0 +1,29 @@
+/**
+ * Mocks as code: endpoints with their settings, rules, state seeds and OpenAPI documents in one YAML
+ * or JSON file, loaded at start (`serve --config`), reloaded on change (`--watch`), written from a
+ * running server (`export`) and applied to one through its API (`import`).
+ */
+import type { AppContext } from '../context.js';
+import { applyPlan } from './apply.js';
+import { planConfig } from './plan.js';
+import { readSource } from './source.js';
+import { watchConfig, type ConfigWatcher, type WatchOptions } from './watch.js';
+
+export { ConfigFileError, type Problem } from './source.js';
+export { exportConfig, importConfig, type RemoteOptions } from './remote.js';
+export { configCommand } from './command.js';
+export type { ConfigWatcher } from './watch.js';
+
+/**
+ * Loads the file into this server: checked whole first (ConfigFileError with every problem, its line
+ * and field, and nothing applied), then applied endpoint by endpoint.
+ */
+export async function loadConfigFile(ctx: AppContext, file: string): Promise<void> {
+  const src = readSource(file);
+  await applyPlan(ctx, src, await planConfig(src, ctx.config));
+}
+
+/** `--watch`: loads the file again after each change; a broken file is logged and changes nothing. */
+export function watchConfigFile(ctx: AppContext, file: string, opts: WatchOptions = {}): ConfigWatcher {
+  return watchConfig(ctx, file, () => loadConfigFile(ctx, file), opts);
+}

@@ -1,0 +1,46 @@
+/**
+ * The mocks-as-code file format: one document whose `endpoints` map names each endpoint and gives
+ * its settings (the API's SettingsPatch), rules (the API's rule inputs, plus `blobFile`), state seeds
+ * (the state API's items) and OpenAPI document (a file path). Rules and state items are checked
+ * further by the API's own functions when the file is planned (plan.ts).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_RULES, SettingsPatch } from '../mock/index.js';
+
+export const StateSeed = Type.Object(
+  {
+    type: Type.String({ minLength: 1, maxLength: 20, description: 'counter, string or list' }),
+    key: Type.String({ minLength: 1 }),
+    value: Type.Unknown(),
+  },
+  { additionalProperties: false },
+);
+
+export const OpenapiRef = Type.Union([
+  Type.String({ minLength: 1, description: 'path of the document, relative to the file' }),
+  Type.Object(
+    { file: Type.String({ minLength: 1 }), intelligenceMock: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  ),
+]);
+
+export const EndpointConfig = Type.Object(
+  {
+    settings: Type.Optional(SettingsPatch),
+    rules: Type.Optional(Type.Array(Type.Unknown({ description: 'a rule' }), { maxItems: MAX_RULES })),
+    state: Type.Optional(Type.Array(StateSeed, { maxItems: 1000 })),
+    openapi: Type.Optional(OpenapiRef),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigFile = Type.Object(
+  {
+    version: Type.Optional(Type.Literal(1)),
+    endpoints: Type.Record(Type.String(), EndpointConfig),
+  },
+  { additionalProperties: false },
+);
+
+export type EndpointConfig = Static<typeof EndpointConfig>;
+export type ConfigFile = Static<typeof ConfigFile>;

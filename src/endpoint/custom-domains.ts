@@ -1,0 +1,74 @@
+/**
+ * Custom domains: a request whose `Host` is an endpoint's `customDomain.domain` (port ignored) is
+ * served by that endpoint, as if sent to `<name>.<BASE_DOMAIN>`. The claims live in one map from
+ * domain to endpoint name, loaded from the store at start and changed by the settings API; a host
+ * that is not claimed costs one map lookup, and none at all while nobody has claimed a domain.
+ *
+ * One instance sees its own changes at once; other instances behind the same load balancer see a
+ * claim after their next start (the map is not shared through REDIS_URL).
+ */
+import type { Store } from '../store/index.js';
+
+/** The form a domain is stored and looked up in: lower case, no trailing dot. */
+export function normalizeDomain(domain: string): string {
+  const d = domain.toLowerCase();
+  return d.endsWith('.') ? d.slice(0, -1) : d;
+}
+
+/**
+ * Why `domain` cannot be claimed on a server whose base domain is `baseDomain`, or undefined: the base
+ * domain and its sub-domains already name endpoints (or the API), and an IP address is the server's
+ * own, which serves the API.
+ */
+export function customDomainProblem(domain: string, baseDomain: string): string | undefined {
+  const d = normalizeDomain(domain);
+  const base = normalizeDomain(baseDomain);
+  if (d === base || d.endsWith('.' + base))
+    return `"${d}" is the base domain or one of its sub-domains, which already name endpoints`;
+  if (/^[0-9.]+$/.test(d)) return 'an IP address cannot be a custom domain';
+  return undefined;
+}
+
+interface CustomDomainSetting {
+  enabled?: unknown;
+  domain?: unknown;
+}
+
+/** The domain an endpoint's stored settings claim for dispatch (enabled and set), or undefined. */
+export function claimedDomain(settings: Record<string, unknown>): string | undefined {
+  const c = settings['customDomain'] as CustomDomainSetting | undefined;
+  if (!c || c.enabled !== true || typeof c.domain !== 'string' || c.domain === '') return undefined;
+  return normalizeDomain(c.domain);
+}
+
+export class CustomDomains {
+  private readonly byDomain = new Map<string, string>();
+  private readonly byEndpoint = new Map<string, string>();
+
+  /** Reads every endpoint's claim from the store (at start). */
+  async load(store: Pick<Store, 'listEndpoints'>): Promise<void> {
+    for (const ep of await store.listEndpoints()) this.set(ep.name, claimedDomain(ep.settings));
+  }
+
+  /** `endpoint` now serves `domain` (undefined: no custom domain any more). */
+  set(endpoint: string, domain: string | undefined): void {
+    const old = this.byEndpoint.get(endpoint);
+    if (old !== undefined && this.byDomain.get(old) === endpoint) this.byDomain.delete(old);
+    this.byEndpoint.delete(endpoint);
+    if (domain === undefined) return;
+    const d = normalizeDomain(domain);
+    this.byDomain.set(d, endpoint);
+    this.byEndpoint.set(endpoint, d);
+  }
+
+  /** The endpoint a `Host` header names through a custom domain, or undefined. */
+  lookup(host: string | undefined): string | undefined {
+    if (this.byDomain.size === 0 || !host) return undefined;
+    let h = host;
+    if (!h.startsWith('[')) {
+      const colon = h.lastIndexOf(':');
+      if (colon !== -1) h = h.slice(0, colon);
+    }
+    return this.byDomain.get(normalizeDomain(h));
+  }
+}
