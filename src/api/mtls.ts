@@ -19,6 +19,7 @@ import {
   type CertificateAuthority,
 } from '../mtls/index.js';
 import type { MtlsCertRecord } from '../store/index.js';
+import { detail, validationError } from '../schema/index.js';
 import { refuseBuiltIn } from './endpoints.js';
 import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, Deleted, EndpointParams, NoQuery } from './schemas/common.js';
@@ -96,7 +97,8 @@ export async function mtlsApi(app: FastifyInstance, ctx: AppContext): Promise<vo
     async (request, reply) => {
       const ep = await loadEndpoint(ctx, request, request.params.ep);
       refuseBuiltIn(ep);
-      if (!tlsConfigured(ctx.config)) throw new AppError('validation_error', MTLS_NEEDS_TLS);
+      // A validation_error always names where: here the server, not a field of the body.
+      if (!tlsConfigured(ctx.config)) throw validationError([detail('/', MTLS_NEEDS_TLS)], MTLS_NEEDS_TLS);
       const made = await (await ca()).issue(ep.name, request.body.name);
       if (!made)
         throw new AppError(
