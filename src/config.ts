@@ -633,8 +633,8 @@ export const SETTINGS: Setting<keyof Config>[] = [
     key: 'storeBusyTimeout',
     env: 'STORE_BUSY_TIMEOUT',
     flag: 'store-busy-timeout',
-    help: 'SQLite: ms a write waits for a lock held elsewhere before 503 store_unavailable',
-    default: 100,
+    help: 'SQLite: ms a query waits (without blocking other requests) for a lock held elsewhere before 503 store_unavailable',
+    default: 1000,
     parse: int(0, 10_000),
   },
   {

@@ -34,6 +34,7 @@ import { CalloutQueue, mockPipeline } from './mock/index.js';
 import { HistoryWriter, openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes } from './totp/index.js';
+import { dashboardRoutes } from './dashboard/index.js';
 import { apiRoutes, ensureAdminKey, publishRequestEvents } from './api/index.js';
 import { startBackgroundJobs } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
@@ -58,6 +59,8 @@ export interface BuildOptions {
   now?: () => number;
   /** How often the embedded database's file is checked for deletion (5 s). */
   dataFileCheckMs?: number;
+  /** The built dashboard's folder (default: dist/web). */
+  dashboardDir?: string;
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
@@ -154,6 +157,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(async (scope) => endpointRoutes(scope, ctx, routing));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
+  await fastify.register(async (scope) =>
+    dashboardRoutes(scope, opts.dashboardDir === undefined ? {} : { dir: opts.dashboardDir }),
+  );
   const jobs = startBackgroundJobs(ctx);
   const fileWatch =
     !opts.store && !config.databaseUrl

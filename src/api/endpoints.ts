@@ -45,6 +45,9 @@ const Endpoint = Type.Object(
     host: Type.String({ description: 'the virtual host that reaches it', examples: ['shop.localhost'] }),
     path: Type.String({ description: 'the path form that reaches it', examples: ['/e/shop/'] }),
     settings: Type.Optional(Settings),
+    requestCount: Type.Optional(
+      Type.Integer({ description: 'requests in its history (in the list only)', examples: [42] }),
+    ),
   },
   { title: 'Endpoint' },
 );
@@ -231,7 +234,9 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         scope === null
           ? await ctx.store.listEndpoints()
           : [await ctx.store.getEndpoint(scope)].filter((e): e is EndpointRecord => e !== undefined);
-      return { data: all.map((e) => toJson(e, false)) };
+      // The dashboard's list shows each endpoint's history size: one indexed count per endpoint.
+      const counts = await Promise.all(all.map((e) => ctx.store.countHistory(e.name, {})));
+      return { data: all.map((e, i) => ({ ...toJson(e, false), requestCount: counts[i] ?? 0 })) };
     },
   );
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.js';
-import { docsPage } from './docs-page.js';
+import { API_DOCS_HEADERS, API_DOCS_HTML } from '../dashboard/index.js';
 import { ErrorBody, NoQuery } from './schemas/common.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -159,12 +159,12 @@ export async function openapiApi(app: FastifyInstance, _ctx: AppContext): Promis
     for (const method of methods) if (method !== 'HEAD') routes.push({ method, url: opts.url, schema });
   });
 
-  let cached: { count: number; doc: JsonSchema; html: string } | undefined;
+  let cached: { count: number; doc: JsonSchema } | undefined;
   /** Built on first use, once every route is registered; rebuilt if routes were added since. */
   function current() {
     if (!cached || cached.count !== routes.length) {
       const doc = buildDocument(routes);
-      cached = { count: routes.length, doc, html: docsPage(doc) };
+      cached = { count: routes.length, doc };
     }
     return cached;
   }
@@ -190,11 +190,8 @@ export async function openapiApi(app: FastifyInstance, _ctx: AppContext): Promis
           querystring: NoQuery,
         },
       },
-      async (_request, reply) =>
-        reply
-          .type('text/html; charset=utf-8')
-          .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
-          .send(current().html),
+      // Swagger UI, served from this origin (the dashboard's build copies it), reads /openapi.json.
+      async (_request, reply) => reply.headers(API_DOCS_HEADERS).send(API_DOCS_HTML),
     );
   });
 }

@@ -4,12 +4,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, SqliteDialect, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { KyselyStore } from './kysely-store.js';
 import { configureSqlite, sqliteBulkInsert } from './sqlite-insert.js';
+import { BUSY_SLICE_MS, PatientSqliteDialect } from './sqlite-patience.js';
 import { HistoryInsertWorker } from './history-worker-client.js';
 import { compileUserRegex, regexTest, type UserRegex } from '../regex/index.js';
 
@@ -26,7 +27,10 @@ export async function openSqliteStore(
   opts: { busyTimeoutMs?: number } = {},
 ): Promise<KyselyStore> {
   const db = new SQLite(file);
-  configureSqlite(db, opts.busyTimeoutMs);
+  // A lock held elsewhere is waited for in short synchronous slices, the rest asynchronously
+  // (sqlite-patience.ts), so that a long history write never freezes the requests.
+  const budget = opts.busyTimeoutMs ?? 5000;
+  configureSqlite(db, Math.min(BUSY_SLICE_MS, budget));
   // Regular expressions in history filters run on this thread, for any key: in the linear-time engine
   // (a `(a+)+$` over long paths would otherwise stall every tenant), over a capped input. Patterns are
   // validated by the API and compiled once.
@@ -43,7 +47,7 @@ export async function openSqliteStore(
   });
   const worker = file === ':memory:' ? undefined : new HistoryInsertWorker(file);
   const store = new KyselyStore(
-    new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) }),
+    new Kysely<Database>({ dialect: new PatientSqliteDialect({ database: db }, budget) }),
     'sqlite',
     worker ? (rows, files) => worker.insert(rows, files) : sqliteBulkInsert(db),
     () => worker?.close(),
@@ -80,5 +84,5 @@ export async function openStore(opts: {
 }): Promise<KyselyStore> {
   if (opts.databaseUrl) return openPostgresStore(opts.databaseUrl);
   mkdirSync(opts.dataDir, { recursive: true });
-  return openSqliteStore(sqliteFile(opts.dataDir), { busyTimeoutMs: opts.storeBusyTimeout ?? 100 });
+  return openSqliteStore(sqliteFile(opts.dataDir), { busyTimeoutMs: opts.storeBusyTimeout ?? 1000 });
 }

@@ -1,9 +1,8 @@
-/** Public surface of the TOTP generator (SPEC §3): the API, the `/2fa` page and the purge job. */
+/** Public surface of the TOTP generator (SPEC §3): the API and the purge job (the `/2fa` page is the dashboard's). */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Job } from '../jobs/index.js';
 import { startTotpPurge } from './jobs.js';
-import { pageRoutes } from './page.js';
 import { QrPool } from './qr-pool.js';
 import { totpApi } from './routes.js';
 import { SecretBox } from '../secrets/index.js';
@@ -12,8 +11,7 @@ export { purgeUnusedTotp, PURGE_INTERVAL_MS } from './jobs.js';
 export { KEY_FILE } from '../secrets/index.js';
 
 /**
- * Registers `/2FA/TOTP/…` (in a scope of its own, with its body parsers, CORS and rate limit) and
- * the `/2fa` page. Loads (or creates) the encryption key first, so a bad key file stops the start.
+ * Registers `/2FA/TOTP/…` (in a scope of its own, with its body parsers, CORS and rate limit). Loads (or creates) the encryption key first, so a bad key file stops the start.
  * QR images are read by a pool of worker threads, started at the first upload and terminated when
  * the server closes (once the requests in flight are answered).
  */
@@ -23,7 +21,6 @@ export async function totpRoutes(app: FastifyInstance, ctx: AppContext): Promise
   const qr = new QrPool({ workers: qrWorkers, queue: qrQueue, timeoutMs: qrTimeout, log: ctx.log });
   app.addHook('onClose', async () => qr.close());
   await app.register(async (scope) => totpApi(scope, ctx, box, qr));
-  pageRoutes(app);
 }
 
 /** Starts the background purge of unused secrets; its stop() waits for a pass under way. */

@@ -71,6 +71,7 @@ export async function totpApi(
   const register = async (request: FastifyRequest): Promise<unknown> => {
     const at = parseQuery(request.query as Record<string, unknown>);
     let parsed: ParsedImport;
+    const fromQr = request.body instanceof QrUpload;
     if (request.body instanceof QrUpload) {
       // In a worker thread, within QR_TIMEOUT (qr-pool.ts): the image is never searched on this thread.
       const text = await qr.read(request.body.data);
@@ -84,7 +85,17 @@ export async function totpApi(
     const now = ctx.now();
     if (parsed.kind === 'single') {
       const { id, code } = await store(ctx, box, parsed.account, now, at);
-      return { id, otp: code.otp, expiresAt: code.expiresAt };
+      if (!fromQr) return { id, otp: code.otp, expiresAt: code.expiresAt };
+      // The uploader cannot know what the image held: its issuer and account are given back, so that
+      // a page labels the code by them rather than by the file's name.
+      const { issuer, name } = parsed.account;
+      return {
+        id,
+        otp: code.otp,
+        expiresAt: code.expiresAt,
+        ...(issuer ? { issuer } : {}),
+        ...(name ? { name } : {}),
+      };
     }
     const data = [];
     for (const account of parsed.accounts) {

@@ -2,10 +2,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { testConfig, type Config } from '../../src/config.js';
 import { buildApp, type App, type BuildOptions } from '../../src/server.js';
 
 export const ADMIN_KEY = 'mb_test_admin_key_0123456789abcdefghijklmnopqrstuv';
+
+/** A fake dashboard build (index.html and a few assets) that test apps serve unless told otherwise. */
+export const DASHBOARD_FIXTURE = fileURLToPath(new URL('../dashboard/fixture', import.meta.url));
 
 export interface TestApp extends App {
   dataDir: string;
@@ -21,7 +25,8 @@ export async function startApp(
 ): Promise<TestApp> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'mockingbird-test-'));
   const config = testConfig({ dataDir, apiKey: ADMIN_KEY, ...overrides });
-  const app = await buildApp(config, opts);
+  // A small stand-in for the built dashboard, so that tests do not depend on `npm run build`.
+  const app = await buildApp(config, { dashboardDir: DASHBOARD_FIXTURE, ...opts });
   let url = '';
   let port = 0;
   if (opts.listen) {

@@ -1,11 +1,13 @@
-/** The /2fa page: served without login on the bare and tools hosts, self-contained, script allowed by CSP hash. */
+/**
+ * The /2fa page is the dashboard's TOTP screen: served without login on the bare and tools hosts,
+ * as the app's shell under a CSP that allows scripts and styles from this origin only. Its behaviour
+ * (register, QR import, countdown, reload) is tested in a browser: test/dashboard/app.test.ts.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import vm from 'node:vm';
 import { startTotpApp } from './helpers.js';
 
-void test('GET /2fa serves the page, self-contained, with a CSP naming its inline script and style', async () => {
+void test('GET /2fa serves the app without login, self-contained, with a CSP and no inline script', async () => {
   const app = await startTotpApp();
   try {
     for (const [url, host] of [
@@ -18,32 +20,14 @@ void test('GET /2fa serves the page, self-contained, with a CSP naming its inlin
       assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
       assert.equal(res.headers['x-content-type-options'], 'nosniff');
       const html = res.body;
-      // The form, the QR drop zone and the code display.
-      for (const needle of [
-        'name="issuer"',
-        'name="secret"',
-        'name="algorithm"',
-        'name="digits"',
-        'name="period"',
-        'id="drop"',
-        'type="file"',
-        "'qrcode'",
-        'expiresAt',
-        '/2FA/TOTP/',
-      ])
-        assert.ok(html.includes(needle), needle);
-      // No external assets.
+      // No external assets; scripts only by src from this origin.
       assert.doesNotMatch(html, /\s(src|href)=["']?(https?:)?\/\//i);
-      const script = /<script>([\s\S]*)<\/script>/.exec(html)![1]!;
-      const style = /<style>([\s\S]*)<\/style>/.exec(html)![1]!;
+      assert.doesNotMatch(html, /<script>|<style>/);
+      assert.match(html, /<script type="module" crossorigin src="\/assets\/[^"]+\.js"><\/script>/);
       const csp = String(res.headers['content-security-policy']);
-      const sha = (s: string) => `'sha256-${createHash('sha256').update(s).digest('base64')}'`;
-      assert.ok(csp.includes(`script-src ${sha(script)}`), csp);
-      assert.ok(csp.includes(`style-src ${sha(style)}`), csp);
+      assert.match(csp, /script-src 'self'/);
       assert.match(csp, /connect-src 'self'/);
-      assert.match(csp, /default-src 'none'/);
-      // The script at least parses.
-      assert.doesNotThrow(() => new vm.Script(script));
+      assert.doesNotMatch(csp, /unsafe-inline/);
     }
   } finally {
     await app.stop();

@@ -34,7 +34,10 @@ async function post(app: TestApp, image: Buffer, contentType?: string) {
 async function assertRegistered(app: TestApp, image: Buffer, label: string, contentType?: string) {
   const r = await post(app, image, contentType);
   assert.equal(r.status, 200, `${label}: ${JSON.stringify(r.body)}`);
-  assert.deepEqual(Object.keys(r.body), ['id', 'otp', 'expiresAt'], label);
+  // The image's issuer and account come back, so that a page can label the code by them.
+  assert.deepEqual(Object.keys(r.body), ['id', 'otp', 'expiresAt', 'issuer', 'name'], label);
+  assert.equal(r.body.issuer, 'ACME', label);
+  assert.equal(r.body.name, 'alice@example.com', label);
   assert.match(r.body.id, UUID_RE);
   assert.equal(r.body.otp, WANT, label);
   assert.equal(r.body.expiresAt, '2026-05-15T02:47:00.000Z', label);

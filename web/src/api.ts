@@ -1,0 +1,112 @@
+/**
+ * The management API as the dashboard uses it: the key from session storage in every request, errors
+ * turned into ApiError with the API's own message and details, and the live event stream.
+ */
+const KEY = 'mockingbird.apiKey';
+
+export function apiKey(): string | null {
+  return sessionStorage.getItem(KEY);
+}
+export function saveKey(key: string): void {
+  sessionStorage.setItem(KEY, key);
+}
+export function forgetKey(): void {
+  sessionStorage.removeItem(KEY);
+}
+
+export interface ErrorDetail {
+  path?: string;
+  message: string;
+  received?: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Called when the key is refused (401), so that the app can return to the login screen. */
+let onUnauthorized: () => void = () => undefined;
+export function setUnauthorizedHandler(fn: () => void): void {
+  onUnauthorized = fn;
+}
+
+interface ErrorBody {
+  error?: { code?: string; message?: string; details?: ErrorDetail[] };
+}
+
+export async function request<T>(method: string, path: string, body?: unknown, key = apiKey()): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (key) headers['authorization'] = `Bearer ${key}`;
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    payload = JSON.stringify(body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch('/api/v2' + path, { method, headers, body: payload ?? null });
+  const text = await res.text();
+  let data: unknown = undefined;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
+  if (!res.ok) {
+    const err = (data as ErrorBody | undefined)?.error;
+    if (res.status === 401) onUnauthorized();
+    throw new ApiError(
+      res.status,
+      err?.code ?? 'http_' + res.status,
+      err?.message ?? `HTTP ${res.status}`,
+      err?.details ?? [],
+    );
+  }
+  return data as T;
+}
+
+export const api = {
+  get: <T>(path: string) => request<T>('GET', path),
+  post: <T>(path: string, body?: unknown) => request<T>('POST', path, body ?? {}),
+  put: <T>(path: string, body: unknown) => request<T>('PUT', path, body),
+  patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, body),
+  del: <T>(path: string) => request<T>('DELETE', path),
+};
+
+/** Fetches a file with the key and saves it under `name` (links cannot carry an Authorization header). */
+export async function download(path: string, name: string): Promise<void> {
+  const key = apiKey();
+  const res = await fetch('/api/v2' + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  if (!res.ok) throw new ApiError(res.status, 'download_failed', `Download failed: HTTP ${res.status}`);
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export const enc = encodeURIComponent;
+
+/** Opens the endpoint's Server-Sent-Events stream; `handlers` by event name. Returns a close function. */
+export function openEvents(ep: string, handlers: Record<string, (data: unknown) => void>): () => void {
+  const key = apiKey();
+  if (!key) return () => undefined;
+  const source = new EventSource(`/api/v2/endpoints/${enc(ep)}/events?access_token=${enc(key)}`);
+  for (const [name, fn] of Object.entries(handlers)) {
+    source.addEventListener(name, (ev: MessageEvent<string>) => {
+      try {
+        fn(JSON.parse(ev.data));
+      } catch {
+        fn(undefined);
+      }
+    });
+  }
+  return () => source.close();
+}

@@ -1,0 +1,120 @@
+/** The endpoint's OpenAPI document: upload (validated by a background job), the operations found, remove. */
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, enc } from '../api';
+import { ConfirmButton, ErrorBox } from '../ui';
+
+interface Operation {
+  method: string;
+  path: string;
+  operationId?: string;
+  summary?: string;
+}
+interface Spec {
+  title: string;
+  version: string;
+  specVersion: string;
+  operations: Operation[];
+}
+interface Job {
+  jobId: string;
+  status: string;
+  message: string;
+  progress?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function SpecCard(props: { ep: string }) {
+  const base = `/endpoints/${enc(props.ep)}`;
+  const [spec, setSpec] = useState<Spec | null>(null);
+  const [status, setStatus] = useState('');
+  const [error, setError] = useState<unknown>(null);
+
+  const load = async () => {
+    try {
+      setSpec((await api.get<{ data: Spec }>(`${base}/specs`)).data);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) setSpec(null);
+      else setError(e);
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, [props.ep]);
+
+  const upload = async (file: File | undefined) => {
+    if (!file) return;
+    setError(null);
+    const form = new FormData();
+    form.append('file', file, file.name);
+    try {
+      let job = await api.post<Job>(`${base}/specs`, form);
+      setStatus(job.message);
+      for (let i = 0; i < 600 && (job.status === 'QUEUED' || job.status === 'PROCESSING'); i++) {
+        await sleep(250);
+        job = await api.get<Job>(`${base}/jobs/${enc(job.jobId)}`);
+        setStatus(`${job.message}${job.progress !== undefined ? ` (${job.progress}%)` : ''}`);
+      }
+      if (job.status === 'FAILED') throw new Error(job.message);
+      setStatus('');
+      await load();
+    } catch (e) {
+      setStatus('');
+      setError(e);
+    }
+  };
+
+  return (
+    <section class="card" data-testid="settings-openapi">
+      <h2>OpenAPI document</h2>
+      <p class="muted small">
+        Requests no rule answers get an answer built from the matching operation's examples.
+      </p>
+      <label>
+        Upload a document (JSON or YAML)
+        <input
+          type="file"
+          name="spec"
+          accept=".json,.yaml,.yml,application/json,application/yaml,text/yaml"
+          onChange={(e) => {
+            void upload(e.currentTarget.files?.[0]);
+            e.currentTarget.value = '';
+          }}
+        />
+      </label>
+      {status && <p class="muted">{status}</p>}
+      <ErrorBox error={error} />
+      {spec && (
+        <div data-testid="spec">
+          <p>
+            <strong>{spec.title}</strong> {spec.version}{' '}
+            <span class="muted small">(OpenAPI {spec.specVersion})</span>{' '}
+            <ConfirmButton
+              label="Remove"
+              confirm="Remove the document?"
+              onConfirm={() =>
+                void api.del(`${base}/specs`).then(
+                  () => setSpec(null),
+                  (e: unknown) => setError(e),
+                )
+              }
+            />
+          </p>
+          <table class="kv" data-testid="operations">
+            <tbody>
+              {spec.operations.map((o, i) => (
+                <tr key={i}>
+                  <th>
+                    <span class={`method m-${o.method.toLowerCase()}`}>{o.method.toUpperCase()}</span>
+                  </th>
+                  <td class="mono">{o.path}</td>
+                  <td class="muted">{o.summary ?? o.operationId ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
