@@ -68,7 +68,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const timeouts = serverTimeoutOptions(config);
   const https =
     config.tlsCert && config.tlsKey
-      ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey), ...timeouts }
+      ? {
+          cert: readFileSync(config.tlsCert),
+          key: readFileSync(config.tlsKey),
+          // Clients are asked for a certificate and let in without one: endpoints with `mtls.enabled`
+          // check it per request against their own CA (mtls/check.ts); everything else ignores it.
+          requestCert: true,
+          rejectUnauthorized: false,
+          ...timeouts,
+        }
       : null;
   const domains = new CustomDomains();
   const fastify = Fastify({

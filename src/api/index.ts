@@ -20,6 +20,7 @@ import { recordingApi } from './recording.js';
 import { eventsApi } from './events.js';
 import { tunnelApi } from './tunnel.js';
 import { stateApi } from './state.js';
+import { mtlsApi } from './mtls.js';
 
 export { authenticate, requireAdmin, requireEndpointAccess, type Principal } from './auth.js';
 export { createKey, ensureAdminKey, findKey, hashKey } from './keys.js';
@@ -72,4 +73,5 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   await app.register(async (s) => eventsApi(s, ctx));
   await app.register(async (s) => tunnelApi(s, ctx));
   await app.register(async (s) => stateApi(s, ctx));
+  await app.register(async (s) => mtlsApi(s, ctx));
 }

@@ -2,6 +2,7 @@
  * The captured request: built once per request to an endpoint, then read by the echo, rule matching,
  * templates, proxy, tunnel and history alike. Nothing downstream parses the request a second time.
  */
+import type { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { requestId } from './request-id.js';
@@ -37,6 +38,12 @@ export interface CapturedRequest {
   readonly files: readonly UploadedFile[];
   /** Every diagnostic the echo reports, in the seed's exact wording. */
   readonly warnings: readonly string[];
+  /**
+   * On a TLS connection: the certificate the client presented, parsed when called (only an endpoint
+   * that checks client certificates pays for it), or undefined when it sent none. Absent over plain
+   * HTTP. A TLS-terminating proxy in front of the server hides the client's certificate.
+   */
+  readonly peerCertificate?: () => X509Certificate | undefined;
 }
 
 export interface CaptureOptions {
@@ -148,5 +155,13 @@ export async function captureRequest(
     body,
     files: body.files,
     warnings,
+    ...((req.socket as TLSSocket).encrypted
+      ? { peerCertificate: peerCertificateOf(req.socket as TLSSocket) }
+      : {}),
   };
+}
+
+/** Reads the client's certificate off the socket each time: a renegotiation may change it. */
+function peerCertificateOf(socket: TLSSocket): () => X509Certificate | undefined {
+  return () => socket.getPeerX509Certificate();
 }

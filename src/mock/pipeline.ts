@@ -15,6 +15,7 @@ import { rulesStep } from './rules-step.js';
 import { tunnelStep } from '../tunnel/index.js';
 import { proxyStep } from './proxy-step.js';
 import { oasStep } from './oas-step.js';
+import { mtlsStep } from '../mtls/index.js';
 
 function headerObject(h: Settings['defaultResponse']['headers'] | undefined): Record<string, string> {
   if (!h) return {};
@@ -74,7 +75,8 @@ export const defaultStep: Step = ({ endpoint, request }) => ({
 
 /**
  * The pipeline every user endpoint runs, in the order of SPEC §5: a CORS preflight (when the
- * endpoint shares its answers with origins), the security header, the endpoint's rate limit, the
+ * endpoint shares its answers with origins; browsers send preflights without client certificates),
+ * the client certificate (`mtls.enabled`, SPEC §11), the security header, the endpoint's rate limit, the
  * plan's quota, the rules, then the default response. Every answer carries the endpoint's CORS headers.
  */
 export function mockPipeline(ctx: AppContext): EndpointPipeline {
@@ -82,6 +84,7 @@ export function mockPipeline(ctx: AppContext): EndpointPipeline {
   return {
     steps: [
       preflightStep(settings),
+      mtlsStep(ctx, (x) => settings(x).mtls.enabled),
       securityStep(settings),
       rateLimitStep(ctx, settings),
       quotaStep(ctx),

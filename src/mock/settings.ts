@@ -108,6 +108,18 @@ export const SettingsPatch = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    mtls: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(
+            Type.Boolean({
+              description: "require a client certificate made by the endpoint's CA (needs TLS)",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     locale: Type.Optional(
       Type.String({
         minLength: 2,
@@ -151,6 +163,7 @@ export const Settings = Type.Object(
       enabled: Type.Boolean(),
       domain: Type.Optional(Type.String({ description: 'left out when not set' })),
     }),
+    mtls: Type.Object({ enabled: Type.Boolean() }),
     locale: Type.String(),
     plan: Type.String(),
   },
@@ -170,6 +183,7 @@ const NESTED = [
   'rules',
   'crud',
   'customDomain',
+  'mtls',
 ] as const;
 
 /** The defaults of every setting but the plan, which comes from the configuration. */
@@ -184,6 +198,7 @@ export function defaultSettings(plan: string): Settings {
     rules: { enabled: true },
     crud: { autoDelete: false },
     customDomain: { enabled: false },
+    mtls: { enabled: false },
     locale: 'en',
     plan,
   };

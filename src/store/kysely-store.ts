@@ -7,6 +7,7 @@ import { BlobTable } from './blob-table.js';
 import { SpecTable } from './spec-table.js';
 import { StateTable } from './state-table.js';
 import { CrudTable } from './crud-table.js';
+import { MtlsTable } from './mtls-table.js';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
 import { pruneHistoryRows, trimHistoryRows } from './retention.js';
 import type { Database } from './schema.js';
@@ -24,6 +25,8 @@ import type {
   HistoryFile,
   HistoryFilter,
   JsonObject,
+  MtlsCaRecord,
+  MtlsCertRecord,
   NewHistoryEntry,
   Page,
   RuleRecord,
@@ -44,6 +47,7 @@ export class KyselyStore implements Store {
   private readonly specs: SpecTable;
   private readonly state: StateTable;
   private readonly crud: CrudTable;
+  private readonly mtls: MtlsTable;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -58,6 +62,7 @@ export class KyselyStore implements Store {
     this.specs = new SpecTable(db);
     this.state = new StateTable(db, dialect);
     this.crud = new CrudTable(db, dialect);
+    this.mtls = new MtlsTable(db, dialect);
   }
 
   /** Applies every pending migration; throws with the failing migration's error. */
@@ -158,6 +163,7 @@ export class KyselyStore implements Store {
       await tx.deleteFrom('blobs').where('endpoint', '=', name).execute();
       await SpecTable.deleteEndpoint(tx, name);
       await this.crud.deleteEndpoint(tx, name);
+      await MtlsTable.deleteEndpoint(tx, name);
       await tx.deleteFrom('api_keys').where('endpoint', '=', name).execute();
       return true;
     });
@@ -514,5 +520,27 @@ export class KyselyStore implements Store {
   async purgeTotp(before: number): Promise<number> {
     const r = await this.db.deleteFrom('totp_secrets').where('last_used_at', '<', before).executeTakeFirst();
     return Number(r.numDeletedRows);
+  }
+
+  // ---- mTLS (mtls-table.ts) ----
+
+  getMtlsCa(endpoint: string): Promise<MtlsCaRecord | undefined> {
+    return this.mtls.getCa(endpoint);
+  }
+
+  putMtlsCaIfAbsent(ca: MtlsCaRecord): Promise<MtlsCaRecord> {
+    return this.mtls.putCaIfAbsent(ca);
+  }
+
+  listMtlsCerts(endpoint: string): Promise<MtlsCertRecord[]> {
+    return this.mtls.list(endpoint);
+  }
+
+  insertMtlsCert(cert: MtlsCertRecord, max: number): Promise<boolean> {
+    return this.mtls.insert(cert, max);
+  }
+
+  deleteMtlsCert(endpoint: string, id: string): Promise<boolean> {
+    return this.mtls.delete(endpoint, id);
   }
 }

@@ -267,6 +267,36 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           WHERE files <> '[]' OR lower(request_headers) LIKE '%"content-type":"multipart/%'`.execute(db);
       },
     },
+    // TLS client certificates (issue 14): each endpoint's own CA, made on first use, and the client
+    // certificates it issued. A revoked certificate's row is deleted: the request check accepts only
+    // certificates that still have one.
+    '0009_mtls': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('mtls_cas')
+          .addColumn('endpoint', 'text', (c) => c.primaryKey())
+          .addColumn('cert_pem', 'text', (c) => c.notNull())
+          .addColumn('key_enc', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('mtls_certs')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('serial', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('cert_pem', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('mtls_certs_endpoint_created')
+          .on('mtls_certs')
+          .columns(['endpoint', 'created_at', 'id'])
+          .execute();
+      },
+    },
   };
 }
 

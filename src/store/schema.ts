@@ -94,6 +94,19 @@ export interface Database {
     size: number;
     data: string;
   };
+  /** An endpoint's mTLS CA (mtls-table.ts). */
+  mtls_cas: { endpoint: string; cert_pem: string; key_enc: string; created_at: number };
+  /** Client certificates issued by an endpoint's CA; a deleted (revoked) one has no row. */
+  mtls_certs: {
+    id: string;
+    endpoint: string;
+    name: string;
+    serial: string;
+    fingerprint: string;
+    cert_pem: string;
+    expires_at: number;
+    created_at: number;
+  };
   totp_secrets: {
     id: string;
     issuer: string | null;

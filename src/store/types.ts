@@ -274,6 +274,30 @@ export interface TotpRecord {
   lastUsedAt: number;
 }
 
+/** An endpoint's own certificate authority for TLS client certificates (mtls-table.ts). */
+export interface MtlsCaRecord {
+  endpoint: string;
+  /** The CA certificate, PEM. */
+  certPem: string;
+  /** The CA's private key (PKCS#8), sealed by the mTLS module (AES-256-GCM); never stored in clear. */
+  keyEnc: string;
+  createdAt: number;
+}
+
+/** A client certificate issued by an endpoint's CA. Its private key is never stored. */
+export interface MtlsCertRecord {
+  id: string;
+  endpoint: string;
+  name: string;
+  /** Serial number, hex. */
+  serial: string;
+  /** SHA-256 of the certificate's DER bytes, upper-case hex with colons (as node:crypto shows it). */
+  fingerprint: string;
+  certPem: string;
+  expiresAt: number;
+  createdAt: number;
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   close(): Promise<void>;
@@ -290,7 +314,7 @@ export interface Store {
   createEndpoint(rec: EndpointRecord): Promise<boolean>;
   getEndpoint(name: string): Promise<EndpointRecord | undefined>;
   listEndpoints(): Promise<EndpointRecord[]>;
-  /** Deletes the endpoint with its rules, history, files, state and keys. */
+  /** Deletes the endpoint with its rules, history, files, state, keys and mTLS CA and certificates. */
   deleteEndpoint(name: string): Promise<boolean>;
   updateEndpointSettings(name: string, settings: JsonObject): Promise<boolean>;
 
@@ -440,4 +464,16 @@ export interface Store {
   touchTotp(id: string, at: number): Promise<void>;
   /** Drops secrets last used before `before`; returns the count. */
   purgeTotp(before: number): Promise<number>;
+
+  // ---- mTLS (mtls-table.ts) ----
+  getMtlsCa(endpoint: string): Promise<MtlsCaRecord | undefined>;
+  /** Stores the endpoint's CA unless it has one already; answers the one stored (the first wins). */
+  putMtlsCaIfAbsent(ca: MtlsCaRecord): Promise<MtlsCaRecord>;
+  /** The endpoint's client certificates, oldest first. */
+  listMtlsCerts(endpoint: string): Promise<MtlsCertRecord[]>;
+  /** Stores a certificate; false (nothing stored) when the endpoint already holds `max`. */
+  insertMtlsCert(cert: MtlsCertRecord, max: number): Promise<boolean>;
+  /** Deletes (revokes) one certificate; false when unknown. */
+  deleteMtlsCert(endpoint: string, id: string): Promise<boolean>;
+  // ---- end mTLS ----
 }

@@ -5,10 +5,10 @@ import type { Job } from '../jobs/index.js';
 import { startTotpPurge } from './jobs.js';
 import { QrPool } from './qr-pool.js';
 import { totpApi } from './routes.js';
-import { SecretBox } from './secret-box.js';
+import { SecretBox } from '../secrets/index.js';
 
 export { purgeUnusedTotp, PURGE_INTERVAL_MS } from './jobs.js';
-export { KEY_FILE } from './secret-box.js';
+export { KEY_FILE } from '../secrets/index.js';
 
 /**
  * Registers `/2FA/TOTP/…` (in a scope of its own, with its body parsers, CORS and rate limit). Loads (or creates) the encryption key first, so a bad key file stops the start.

@@ -20,7 +20,7 @@ import { codeAt, type Code } from './codes.js';
 import { parseImportUri, type ImportedAccount, type ParsedImport } from './import-uri.js';
 import { parseQrMultipart, QrUpload } from './multipart.js';
 import type { QrPool } from './qr-pool.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../secrets/index.js';
 import { parseId, parseQuery, parseRegistration } from './validate.js';
 
 const BASE = '/2FA/TOTP';

@@ -27,6 +27,7 @@ void test('GET settings shows every field with its default', async () => {
     rules: { enabled: true },
     crud: { autoDelete: false },
     customDomain: { enabled: false },
+    mtls: { enabled: false },
     locale: 'en',
     plan: 'unlimited',
   });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, childEnv } from '../helpers/cli.js';
 import { KEY_FILE } from '../../src/totp/index.js';
-import { SecretBox } from '../../src/totp/secret-box.js';
+import { SecretBox } from '../../src/secrets/index.js';
 import { base32, current, register, startTotpApp } from './helpers.js';
 
 /** Every byte SQLite wrote in `dir` (database, WAL and shared-memory files). */

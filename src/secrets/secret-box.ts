@@ -1,8 +1,10 @@
 /**
- * Encryption at rest of TOTP secrets: AES-256-GCM (node:crypto), a fresh 96-bit nonce per secret,
- * the record id as additional authenticated data (a ciphertext copied onto another row does not
- * decrypt). The key comes from SECRET_KEY (stretched with scrypt) or, when unset, from a random key
- * file created once in DATA_DIR with mode 0600.
+ * Encryption at rest of secrets kept in the store (TOTP secrets, the private keys of endpoints' mTLS
+ * CAs): AES-256-GCM (node:crypto), a fresh 96-bit nonce per secret, the record id as additional
+ * authenticated data (a ciphertext copied onto another row does not decrypt). The key comes from
+ * SECRET_KEY (stretched with scrypt) or, when unset, from a random key file created once in DATA_DIR
+ * with mode 0600. The file's name and the scrypt salt keep their first (TOTP) names, so that existing
+ * deployments keep decrypting what they stored.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
@@ -40,7 +42,7 @@ export class SecretBox {
   /** Decrypts what `seal` produced for the same id. Throws when the key or the id does not match. */
   open(sealed: string, id: string): Buffer {
     const [version, payload] = sealed.split('.');
-    if (version !== VERSION || payload === undefined) throw new Error('Unknown TOTP secret encoding.');
+    if (version !== VERSION || payload === undefined) throw new Error('Unknown encoding of a stored secret.');
     const raw = Buffer.from(payload, 'base64url');
     const iv = raw.subarray(0, IV_BYTES);
     const tag = raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES);
