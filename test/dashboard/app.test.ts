@@ -141,10 +141,10 @@ describe('dashboard in Chromium', { skip: browserSkip() }, () => {
     const preview = page.getByTestId('template-preview');
     await preview.waitFor(WAIT);
     // The newest recorded request is chosen: GET /hello/ada?q=hi.
-    await page.waitForFunction(() => {
-      const s = document.querySelector<HTMLSelectElement>('select[name=previewRequest]');
-      return s !== null && s.value !== '';
-    });
+    for (let i = 0; (await page.inputValue('select[name=previewRequest]')) === ''; i++) {
+      assert.ok(i < 100, 'the recorded requests never loaded');
+      await page.waitForTimeout(50);
+    }
     await page.getByTestId('render-preview').click();
     await page.getByTestId('preview-output').waitFor(WAIT);
     assert.equal(await page.getByTestId('preview-output').innerText(), '{"hello":"ada","q":"hi"}');
