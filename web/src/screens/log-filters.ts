@@ -7,6 +7,8 @@ export interface Filters {
   status: string;
   behavior: string;
   ruleMatched: string;
+  isMultipart: string;
+  hasAttachments: string;
   dateRange: string;
   requestBody: string;
   responseBody: string;
@@ -18,6 +20,8 @@ export const NO_FILTERS: Filters = {
   status: '',
   behavior: '',
   ruleMatched: '',
+  isMultipart: '',
+  hasAttachments: '',
   dateRange: '',
   requestBody: '',
   responseBody: '',
@@ -54,6 +58,8 @@ export function passes(f: Filters, e: Entry): boolean {
   if (f.status.trim() && String(e.status) !== f.status.trim()) return false;
   if (f.behavior && e.behavior !== f.behavior) return false;
   if (f.ruleMatched && String(e.rule.matched) !== f.ruleMatched) return false;
+  if (f.isMultipart && String(e.isMultipart === true) !== f.isMultipart) return false;
+  if (f.hasAttachments && String((e.files?.length ?? 0) > 0) !== f.hasAttachments) return false;
   const p = f.path.trim();
   if (p) {
     if (p.length > 2 && p.startsWith('/') && p.endsWith('/')) {

@@ -226,6 +226,8 @@ export function RequestLog(props: { ep: string }) {
               <option value="false">no</option>
             </select>
           </label>
+          {yesNo('isMultipart', 'Multipart')}
+          {yesNo('hasAttachments', 'Files')}
           {field('dateRange', 'Last', '15m')}
           {field('requestBody', 'Request body', 'text')}
           {field('responseBody', 'Response body', 'text')}
