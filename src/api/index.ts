@@ -24,6 +24,7 @@ export { authenticate, requireAdmin, requireEndpointAccess, type Principal } fro
 export { createKey, ensureAdminKey, findKey, hashKey } from './keys.js';
 export { publishRequestEvents } from './request-events.js';
 export { historyRecord } from './history-query.js';
+export type * from './types.js';
 
 /** Paths answered without a key. */
 const PUBLIC_PATHS = new Set(['/api/v2/openapi.json', '/api/v2/docs']);
