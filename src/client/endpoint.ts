@@ -44,9 +44,13 @@ export class EndpointClient {
     this.api = `/api/v2/endpoints/${encodeURIComponent(name)}`;
   }
 
-  /** The mock URL of `path` in the path form (`<base>/e/<name>/…`), which needs no DNS. */
-  url(path = '/'): string {
-    return `${this.t.baseUrl}/e/${encodeURIComponent(this.name)}${path.startsWith('/') ? path : `/${path}`}`;
+  /**
+   * The endpoint's URL in the path form (`<base>/e/<name>`, no DNS needed) followed by `path`:
+   * `url()` is the base URL to give the code under test, `url('/users/7')` one address.
+   */
+  url(path = ''): string {
+    const tail = path === '' || path.startsWith('/') ? path : `/${path}`;
+    return `${this.t.baseUrl}/e/${encodeURIComponent(this.name)}${tail}`;
   }
 
   /** Sends a request to the endpoint itself (not the API): what the code under test would send. */

@@ -103,3 +103,16 @@ test('npm start on a built checkout: the port answers within 3 s, without buildi
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('the built package exports the client as mockingbird-server/client and as the package root', () => {
+  // A child process without tsx or the test's path mapping: Node's own resolution of the package's
+  // `exports` (a package may import itself by name), loading dist/ only.
+  const code =
+    "const a = await import('mockingbird-server/client'); const b = await import('mockingbird-server');" +
+    "if (typeof a.Mockingbird !== 'function' || a.Mockingbird !== b.Mockingbird) process.exit(3);" +
+    'console.log(JSON.stringify(Object.keys(a).sort()));';
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+  assert.equal(res.status, 0, res.stderr);
+  assert.match(res.stdout, /"Mockingbird"/);
+  assert.match(res.stdout, /"MockingbirdError"/);
+});
