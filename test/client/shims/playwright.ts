@@ -45,9 +45,17 @@ export type APIRequestContext = typeof request;
 
 type Body = (fixtures: { request: APIRequestContext }) => Promise<void>;
 
-export const test = Object.assign((name: string, fn: Body) => nodeTest(name, () => fn({ request })), {
-  beforeAll: (fn: () => Promise<void>) => before(fn),
-  afterAll: (fn: () => Promise<void>) => after(fn),
-  describe: (name: string, fn: () => void) => describe(name, fn),
-});
+// Each returns void, as Playwright's own do.
+export const test = Object.assign(
+  (name: string, fn: Body): void => {
+    void nodeTest(name, () => fn({ request }));
+  },
+  {
+    beforeAll: (fn: () => Promise<void>): void => before(fn),
+    afterAll: (fn: () => Promise<void>): void => after(fn),
+    describe: (name: string, fn: () => void): void => {
+      void describe(name, fn);
+    },
+  },
+);
 export { expect };
