@@ -251,7 +251,7 @@ export const SETTINGS: Setting<keyof Config>[] = [
     key: 'redisUrl',
     env: 'REDIS_URL',
     flag: 'redis-url',
-    help: 'redis://… shares events and counters between instances',
+    help: 'redis://… (checked at start; instances do not share state through it yet)',
     default: undefined,
     parse: url(['redis', 'rediss']),
   },

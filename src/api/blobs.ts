@@ -24,7 +24,7 @@ const BlobParams = Type.Object({
   blobPath: Type.String({ minLength: 1, maxLength: 300 }),
 });
 
-const Blob = Type.Object({
+export const Blob = Type.Object({
   blobPath: Type.String(),
   contentType: Type.String(),
   size: Type.Integer(),

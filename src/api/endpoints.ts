@@ -36,7 +36,7 @@ import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
 
 const TAGS = ['Endpoints'];
 
-const Endpoint = Type.Object(
+export const Endpoint = Type.Object(
   {
     name: Type.String({ examples: ['shop'] }),
     createdAt: Type.String({ description: 'ISO 8601 UTC' }),

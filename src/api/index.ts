@@ -31,6 +31,7 @@ export { changeSettings, createEndpoint, refuseBuiltIn } from './endpoints.js';
 export { replaceRules } from './rules.js';
 export { putState, stateItemsOf } from './state.js';
 export { uploadSpec } from './specs.js';
+export type * from './types.js';
 
 /** Paths answered without a key. */
 const PUBLIC_PATHS = new Set(['/api/v2/openapi.json', '/api/v2/docs']);

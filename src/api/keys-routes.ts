@@ -15,7 +15,7 @@ import { DataOf, Deleted, NoQuery } from './schemas/common.js';
 
 const TAGS = ['API keys'];
 
-const KeyInfo = Type.Object(
+export const KeyInfo = Type.Object(
   {
     id: Type.String(),
     endpoint: Nullable(Type.String({ description: 'null: an admin key' })),
@@ -24,7 +24,7 @@ const KeyInfo = Type.Object(
   { title: 'ApiKey' },
 );
 
-const NewKey = Type.Object(
+export const NewKey = Type.Object(
   {
     id: Type.String(),
     key: Type.String({ description: 'mb_…; shown only in this answer', examples: ['mb_3q…'] }),

@@ -38,14 +38,14 @@ const Operation = Type.Object({
 
 const STATUSES = ['QUEUED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
 
-const JobAccepted = Type.Object({
+export const JobAccepted = Type.Object({
   jobId: Type.String(),
   type: Type.Literal('oas'),
   status: StringEnum(STATUSES),
   message: Type.String(),
 });
 
-const Job = Type.Object({
+export const Job = Type.Object({
   ...JobAccepted.properties,
   progress: Type.Integer({ minimum: 0, maximum: 100 }),
   createdAt: Type.String({ format: 'date-time' }),
@@ -61,7 +61,7 @@ const Job = Type.Object({
   failedAt: Type.Optional(Type.String({ format: 'date-time' })),
 });
 
-const Spec = Type.Object({
+export const Spec = Type.Object({
   type: Type.Literal('openapi'),
   intelligenceMock: Type.Boolean(),
   title: Type.String(),

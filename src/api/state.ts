@@ -36,7 +36,7 @@ const TypeName = Type.String({
 });
 const Key = Type.String({ minLength: 1, maxLength: STATE_MAX_KEY });
 
-const Item = Type.Object(
+export const Item = Type.Object(
   {
     type: Type.String({ enum: ['counter', 'string', 'list'] }),
     key: Type.String(),

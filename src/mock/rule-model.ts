@@ -145,11 +145,13 @@ export const Condition = Type.Union(
   { discriminator: { propertyName: 'type' } },
 );
 
+// Status and body are written out rather than spread from the primitives: a spread schema's type
+// cannot be named in the published declaration files.
 const ResponseFields = {
-  status: Type.Optional({ ...Status, default: 200 }),
+  status: Type.Optional(Type.Integer({ minimum: Status.minimum, maximum: Status.maximum, default: 200 })),
   // No `default: []` on arrays: TypeBox would merge an object value into the default array.
   headers: Type.Optional(RuleHeaderList),
-  body: Type.Optional({ ...Body, default: '' }),
+  body: Type.Optional(Type.String({ maxLength: Body.maxLength, default: '' })),
   templated: Type.Optional(Type.Boolean({ default: false })),
   delay: Type.Optional(Delay),
 };

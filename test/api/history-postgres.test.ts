@@ -3,13 +3,13 @@
  * dialect (regular expressions, substrings), pages, files, and a regular expression that JavaScript
  * accepts but PostgreSQL refuses, which must be a 400 and not a 500.
  */
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { freshPgDatabase, pgSkip } from '../helpers/pg.js';
+import { freshPgDatabase, pgSkip, suiteOrSkip } from '../helpers/pg.js';
 import { allIds, api, entry, newEndpoint } from './history-fixtures.js';
 
-void describe('history API on PostgreSQL', { skip: pgSkip }, () => {
+suiteOrSkip('history API on PostgreSQL', pgSkip, () => {
   let app: TestApp;
   let drop: () => Promise<void>;
   before(async () => {

@@ -3,6 +3,7 @@
  * with a message saying so. Each suite gets a database of its own, dropped afterwards.
  */
 import { randomBytes } from 'node:crypto';
+import { describe, test } from 'node:test';
 import pg from 'pg';
 
 export const PG_BASE_URL = process.env['DATABASE_URL'];
@@ -31,4 +32,19 @@ export async function freshPgDatabase(): Promise<{ url: string; drop: () => Prom
       await c.end();
     },
   };
+}
+
+/**
+ * `describe(name, fn)`, or, when `skip` gives a reason, a suite holding one skipped test that says
+ * why: node:test counts skipped tests, not skipped suites, and a summary reading `skipped 0` after
+ * whole PostgreSQL suites were left out would hide them.
+ */
+export function suiteOrSkip(name: string, skip: string | false, fn: () => void): void {
+  if (skip === false) {
+    void describe(name, fn);
+    return;
+  }
+  void describe(name, () => {
+    void test(skip, { skip }, () => undefined);
+  });
 }

@@ -4,10 +4,10 @@
  * switches the answer after N calls), a login lock-out (`greater_than` on a counter), 1,000 parallel
  * requests on one counter, every helper operation, and the bounds.
  */
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { freshPgDatabase, pgSkip } from '../helpers/pg.js';
+import { freshPgDatabase, pgSkip, suiteOrSkip } from '../helpers/pg.js';
 import { call, createEndpoint } from '../api/api-helpers.js';
 
 const backends = [
@@ -16,7 +16,7 @@ const backends = [
 ];
 
 for (const backend of backends) {
-  void describe(`stateful mocks on ${backend.name}`, { skip: backend.skip }, () => {
+  suiteOrSkip(`stateful mocks on ${backend.name}`, backend.skip, () => {
     let app: TestApp;
     let drop: () => Promise<void>;
     let n = 0;

@@ -2,7 +2,7 @@
  * One contract suite for the Store, run against every implementation: SQLite always, PostgreSQL when
  * DATABASE_URL is set (mandatory in CI).
  */
-import { describe, it, before, after } from 'node:test';
+import { it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ import {
   type NewHistoryEntry,
 } from '../../src/store/index.js';
 import { entry as historyEntry } from '../api/history-fixtures.js';
-import { freshPgDatabase, pgSkip } from '../helpers/pg.js';
+import { freshPgDatabase, pgSkip, suiteOrSkip } from '../helpers/pg.js';
 
 interface Backend {
   name: string;
@@ -75,7 +75,7 @@ function entry(
 }
 
 for (const b of backends) {
-  describe(`Store contract: ${b.name}`, { skip: b.skip }, () => {
+  suiteOrSkip(`Store contract: ${b.name}`, b.skip, () => {
     let store: KyselyStore;
     let cleanup: () => Promise<void>;
     before(async () => {

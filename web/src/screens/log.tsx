@@ -188,6 +188,21 @@ export function RequestLog(props: { ep: string }) {
     </label>
   );
 
+  const yesNo = (name: 'isMultipart' | 'hasAttachments', label: string) => (
+    <label>
+      {label}
+      <select
+        name={name}
+        value={draft[name]}
+        onChange={(e) => setDraft({ ...draft, [name]: e.currentTarget.value })}
+      >
+        <option value="">any</option>
+        <option value="true">yes</option>
+        <option value="false">no</option>
+      </select>
+    </label>
+  );
+
   return (
     <div class="log-layout">
       <section class="card log-list">
