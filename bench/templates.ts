@@ -19,12 +19,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { mockingbirdServe, startServer } from './servers.js';
+import { TEMPLATED_PATH as PATH, TEMPLATED_RULE } from './templated-rule.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const DURATION = Number(process.env['DURATION'] ?? 8);
 const PEERS = fileURLToPath(new URL('./peers/', import.meta.url));
 const KEY = 'mb_bench_key_not_secret_0123456789abcdef';
-const PATH = '/users/42?x=abc';
 
 for (const [cmd, args] of [
   ['wrk', ['--version']],
@@ -92,17 +92,6 @@ async function api(port: number, method: string, path: string, body: unknown): P
   });
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
 }
-
-const TEMPLATED_RULE = {
-  method: 'GET',
-  conditions: [{ type: 'path', operator: 'template', value: '/users/:id' }],
-  action: {
-    type: 'mock',
-    templated: true,
-    headers: [{ key: 'content-type', value: 'application/json' }],
-    body: `{"id":"{{pathParam 'id'}}","x":"{{queryParam 'x'}}","name":"{{faker 'person.firstName'}}"}`,
-  },
-};
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mb-bench-templates-'));
