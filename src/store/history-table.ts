@@ -9,7 +9,6 @@
  */
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
-import { entryWeight } from './history-size.js';
 import type {
   Behavior,
   CalloutRecord,
@@ -20,11 +19,12 @@ import type {
   Page,
 } from './types.js';
 
-export type RequestRow = Database['requests'];
-export type FileRow = Omit<Database['request_files'], 'seq'>;
+import { fileRow, toRow, type RequestRow } from './history-row.js';
 
-/** Writes history rows and their files in one transaction (at once, or off the thread). */
-export type BulkHistoryInsert = (rows: RequestRow[], files: FileRow[]) => void | Promise<void>;
+export type { FileRow, RequestRow } from './history-row.js';
+
+/** Writes history entries and their files in one transaction (at once, or off the thread). */
+export type BulkHistoryInsert = (entries: NewHistoryEntry[]) => void | Promise<void>;
 
 type Db = Kysely<Database> | Transaction<Database>;
 type RequestsEb = ExpressionBuilder<Database, 'requests'>;
@@ -55,47 +55,6 @@ function toEntry(r: RequestRow): HistoryEntry {
     ...(r.response_name !== null ? { responseName: r.response_name } : {}),
     // Rows written before the column existed have no `callout` at all.
     ...(r.callout != null ? { callout: JSON.parse(r.callout) as CalloutRecord } : {}),
-  };
-}
-
-function toRow({ entry: e, files }: NewHistoryEntry): RequestRow {
-  return {
-    id: e.id,
-    endpoint: e.endpoint,
-    created_at: e.createdAt,
-    method: e.method,
-    path: e.path,
-    ip: e.ip,
-    status: e.status,
-    behavior: e.behavior,
-    rule_matched: e.ruleMatched ? 1 : 0,
-    rule_id: e.ruleId,
-    duration_ms: e.durationMs,
-    request_headers: JSON.stringify(e.requestHeaders),
-    request_body: e.requestBody,
-    request_body_truncated: e.requestBodyTruncated ? 1 : 0,
-    response_headers: JSON.stringify(e.responseHeaders),
-    response_body: e.responseBody,
-    response_body_truncated: e.responseBodyTruncated ? 1 : 0,
-    files: JSON.stringify(e.files),
-    problems: JSON.stringify(e.problems),
-    response_name: e.responseName ?? null,
-    size: entryWeight({ entry: e, files }),
-    callout: e.callout ? JSON.stringify(e.callout) : null,
-    http_version: e.httpVersion,
-    is_multipart: e.isMultipart ? 1 : 0,
-  };
-}
-
-function fileRow(endpoint: string, f: HistoryFile): FileRow {
-  return {
-    request_id: f.requestId,
-    endpoint,
-    field_name: f.fieldName,
-    file_name: f.fileName,
-    content_type: f.contentType,
-    size: f.size,
-    data: f.data,
   };
 }
 
@@ -151,10 +110,7 @@ export class HistoryTable {
   async insert(entries: NewHistoryEntry[]): Promise<void> {
     if (entries.length === 0) return;
     if (this.bulkInsert) {
-      await this.bulkInsert(
-        entries.map((e) => toRow(e)),
-        entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f))),
-      );
+      await this.bulkInsert(entries);
       return;
     }
     await this.db.transaction().execute(async (tx) => {

@@ -5,7 +5,8 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-thread.js';
-import type { FileRow, RequestRow } from './history-table.js';
+import { fileRow } from './history-row.js';
+import type { NewHistoryEntry } from './types.js';
 import type { InsertMessage, InsertReply } from './history-worker.js';
 
 /** A batch sent and not answered yet: how to settle it, and its promise (which `close` waits for). */
@@ -18,13 +19,19 @@ export class HistoryInsertWorker {
 
   constructor(private readonly file: string) {}
 
-  insert(rows: RequestRow[], files: FileRow[]): Promise<void> {
+  /**
+   * Hands a batch to the worker in a compact form: the entries as one JSON string (one copy, where
+   * a structured clone of row objects walked every field of every row on this thread), the files,
+   * rare, as rows. The worker builds the rows (headers as JSON, sizes) on its own thread.
+   */
+  insert(entries: NewHistoryEntry[]): Promise<void> {
     const worker = (this.worker ??= this.spawn());
     const seq = ++this.seq;
     let settle!: Omit<Pending, 'done'>;
     const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
     this.pending.set(seq, { ...settle, done });
-    const message: InsertMessage = { seq, rows, files };
+    const files = entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
+    const message: InsertMessage = { seq, entries: JSON.stringify(entries.map((e) => e.entry)), files };
     worker.postMessage(message);
     return done;
   }

@@ -12,6 +12,8 @@ import { KyselyStore } from './kysely-store.js';
 import { configureSqlite, sqliteBulkInsert } from './sqlite-insert.js';
 import { BUSY_SLICE_MS, PatientSqliteDialect } from './sqlite-patience.js';
 import { HistoryInsertWorker } from './history-worker-client.js';
+import { toRows } from './history-row.js';
+import type { NewHistoryEntry } from './types.js';
 import { compileUserRegex, regexTest, type UserRegex } from '../regex/index.js';
 
 // BIGINT columns hold epoch milliseconds, well inside Number's exact range.
@@ -49,11 +51,20 @@ export async function openSqliteStore(
   const store = new KyselyStore(
     new Kysely<Database>({ dialect: new PatientSqliteDialect({ database: db }, budget) }),
     'sqlite',
-    worker ? (rows, files) => worker.insert(rows, files) : sqliteBulkInsert(db),
+    worker ? (entries) => worker.insert(entries) : insertOnThisThread(db),
     () => worker?.close(),
   );
   await store.migrate();
   return store;
+}
+
+/** The prepared-statement insert on this thread's connection (an in-memory database). */
+function insertOnThisThread(db: SQLite.Database): (entries: NewHistoryEntry[]) => void {
+  const insert = sqliteBulkInsert(db);
+  return (entries) => {
+    const { rows, files } = toRows(entries);
+    insert(rows, files);
+  };
 }
 
 /** Connects to PostgreSQL at `url`; throws a clear error when it cannot be reached. */

@@ -3,7 +3,7 @@
  * the connection settings and the prepared-statement bulk insert.
  */
 import type SQLite from 'better-sqlite3';
-import type { FileRow, RequestRow } from './history-table.js';
+import type { FileRow, RequestRow } from './history-row.js';
 
 /** WAL (readers never wait for the writer), no fsync per commit, and a bounded wait instead of SQLITE_BUSY. */
 export function configureSqlite(db: SQLite.Database, busyTimeoutMs = 5000): void {

@@ -44,41 +44,16 @@ test('a worker that cannot write fails the batch with a clear error, and the nex
     const store = await openSqliteStore(file); // creates the tables
     await store.close();
     const worker = new HistoryInsertWorker(file);
-    const row = {
-      id: 'x1',
-      endpoint: 'echo',
-      created_at: 1,
-      method: 'GET',
-      path: '/',
-      ip: '::1',
-      status: 200,
-      behavior: 'echo',
-      rule_matched: 0,
-      rule_id: null,
-      duration_ms: 1,
-      request_headers: '{}',
-      request_body: '',
-      request_body_truncated: 0,
-      response_headers: '{}',
-      response_body: '',
-      response_body_truncated: 0,
-      files: '[]',
-      problems: '[]',
-      response_name: null,
-      size: 0,
-      callout: null,
-      http_version: '1.1',
-      is_multipart: 0,
-    };
+    const row = entry('echo');
     // A NOT NULL column left null: SQLite refuses the row inside the worker.
     await assert.rejects(
-      worker.insert([{ ...row, method: null as unknown as string }], []),
+      worker.insert([{ ...row, entry: { ...row.entry, method: null as unknown as string } }]),
       /history insert failed: .*NOT NULL/,
     );
-    await worker.insert([row], []);
+    await worker.insert([row]);
     await worker.close();
     const db = new SQLite(file);
-    assert.deepEqual(db.prepare('SELECT id FROM requests').all(), [{ id: 'x1' }]);
+    assert.deepEqual(db.prepare('SELECT id FROM requests').all(), [{ id: row.entry.id }]);
     db.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -87,6 +62,6 @@ test('a worker that cannot write fails the batch with a clear error, and the nex
 
 test('a worker that cannot open the database rejects the batch instead of hanging', async () => {
   const worker = new HistoryInsertWorker(join(tmpdir(), 'mb-no-such-dir', 'x', 'db.sqlite'));
-  await assert.rejects(worker.insert([], []), /history worker|unable to open|directory/i);
+  await assert.rejects(worker.insert([]), /history worker|unable to open|directory/i);
   await worker.close();
 });
