@@ -37,7 +37,13 @@ export function mockingbirdServe(
   env: NodeJS.ProcessEnv = {},
 ): { args: string[]; env: NodeJS.ProcessEnv } {
   return {
-    args: [fileURLToPath(new URL('../dist/cli.js', import.meta.url)), 'serve', '--port', '0'],
+    // MB_DIST: another build's folder (beside dist/), to compare two builds with the same bench.
+    args: [
+      fileURLToPath(new URL(`../${process.env['MB_DIST'] ?? 'dist'}/cli.js`, import.meta.url)),
+      'serve',
+      '--port',
+      '0',
+    ],
     env: {
       ...process.env,
       DATA_DIR: dataDir,
