@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { mockingbirdServe, startServer } from './servers.js';
 import { TEMPLATED_PATH as PATH, TEMPLATED_RULE } from './templated-rule.js';
+import { median, wrk as wrkLoad, type Load } from './wrk.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const DURATION = Number(process.env['DURATION'] ?? 8);
@@ -64,25 +65,7 @@ async function startPeer(cmd: string, args: string[], url: string, logFile: stri
   throw new Error(`${cmd} did not start: ${readFileSync(logFile, 'utf8').slice(-2000)}`);
 }
 
-interface Load {
-  rps: number;
-  p99: number;
-  errors: number;
-}
-
-/** `wrk -t1 -c50 -d… --latency url`: requests a second, p99 in ms, non-2xx and socket errors. */
-function wrk(url: string): Load {
-  const out = execFileSync('wrk', ['-t1', '-c50', `-d${DURATION}s`, '--latency', url], { encoding: 'utf8' });
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  const p = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
-  const p99 = p ? Number(p[1]) * (p[2] === 'us' ? 0.001 : p[2] === 's' ? 1000 : 1) : NaN;
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const errors = non2xx + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  return { rps, p99, errors };
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const wrk = (url: string): Load => wrkLoad(url, DURATION);
 
 async function api(port: number, method: string, path: string, body: unknown): Promise<void> {
   const r = await fetch(`http://127.0.0.1:${port}/api/v2${path}`, {
