@@ -45,6 +45,8 @@ const dir = mkdtempSync(join(tmpdir(), 'mb-bench-instr-'));
 interface Count {
   main: number;
   others: number;
+  /** Each other thread's count, largest first (the history worker is usually the first). */
+  threads: number[];
 }
 
 /**
@@ -74,12 +76,13 @@ async function readDump(name: string): Promise<Count> {
     const totals = files.map((f) => /^totals:\s+(\d+)/m.exec(readFileSync(join(dir, f), 'utf8'))?.[1]);
     if (files.length > 0 && totals.every((t) => t !== undefined)) {
       let main = 0;
-      let others = 0;
+      const threads: number[] = [];
       files.forEach((f, i) => {
         if (f.endsWith('-01')) main += Number(totals[i]);
-        else others += Number(totals[i]);
+        else threads.push(Number(totals[i]) / REQUESTS);
       });
-      return { main: main / REQUESTS, others: others / REQUESTS };
+      threads.sort((a, b) => b - a);
+      return { main: main / REQUESTS, others: threads.reduce((a, b) => a + b, 0), threads };
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -105,7 +108,7 @@ async function measure(c: Case, run: number): Promise<Count> {
       '--separate-threads=yes',
       `--callgrind-out-file=${out}`,
     ],
-    timeoutMs: 240_000,
+    timeoutMs: 600_000,
   });
   const opened = { n: 0 };
   const pool = new Pool(`http://127.0.0.1:${server.port}`, {
@@ -202,7 +205,12 @@ try {
         const { c, ci, run } = jobs[nextJob++]!;
         const r = await measure(c, run);
         results[ci]!.push(r);
-        console.error(`  ${c.label} run ${run + 1}: main ${k(r.main)}, other threads ${k(r.others)}`);
+        console.error(
+          `  ${c.label} run ${run + 1}: main ${k(r.main)}, other threads ${k(r.others)} (${r.threads
+            .filter((t) => t >= 500)
+            .map(k)
+            .join(' + ')})`,
+        );
       }
     }),
   );
