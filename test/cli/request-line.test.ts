@@ -14,13 +14,7 @@ test('the request line is byte for byte the line pino writes for the same fields
   const { log, lines } = capture({ redact: ['req.headers.authorization'] });
   const fields = { method: 'GET', host: 'h"ost:1', url: '/e/x?q=\u2028\n"', status: 200, ms: 0.12 };
   log.info(fields, 'request');
-  requestLineWriter(log)(
-    fields.method,
-    fields.host,
-    fields.url,
-    fields.status,
-    fields.ms,
-  );
+  requestLineWriter(log)(fields.method, fields.host, fields.url, fields.status, fields.ms);
   assert.equal(lines.length, 2);
   assert.equal(lines[1], lines[0]);
   // A missing Host is left out, as pino leaves out an undefined field.
