@@ -8,6 +8,7 @@
  * claim after their next start (the map is not shared through REDIS_URL).
  */
 import type { Store } from '../store/index.js';
+import { hostName } from './host.js';
 
 /** The form a domain is stored and looked up in: lower case, no trailing dot. */
 export function normalizeDomain(domain: string): string {
@@ -63,12 +64,12 @@ export class CustomDomains {
 
   /** The endpoint a `Host` header names through a custom domain, or undefined. */
   lookup(host: string | undefined): string | undefined {
-    if (this.byDomain.size === 0 || !host) return undefined;
-    let h = host;
-    if (!h.startsWith('[')) {
-      const colon = h.lastIndexOf(':');
-      if (colon !== -1) h = h.slice(0, colon);
-    }
-    return this.byDomain.get(normalizeDomain(h));
+    const h = hostName(host);
+    return h === undefined ? undefined : this.get(h);
+  }
+
+  /** The same for a host already in `hostName`'s form: one map lookup, none while nothing is claimed. */
+  get(host: string): string | undefined {
+    return this.byDomain.size === 0 ? undefined : this.byDomain.get(host);
   }
 }

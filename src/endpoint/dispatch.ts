@@ -7,18 +7,19 @@
 import type { IncomingMessage } from 'node:http';
 import { SERVICE_LABELS } from './names.js';
 import type { CustomDomains } from './custom-domains.js';
+import { hostName } from './host.js';
 
 /** The prefix of the path form. */
 export const PATH_FORM_PREFIX = '/e/';
 
 /** Maps a Host header to the endpoint it names, or undefined for the bare-domain routes. */
 export function endpointForHost(host: string | undefined, baseDomain: string): string | undefined {
-  if (!host) return undefined;
-  let h = host.toLowerCase();
-  if (h.startsWith('[')) return undefined; // IPv6 literal
-  const colon = h.lastIndexOf(':');
-  if (colon !== -1) h = h.slice(0, colon);
-  if (h.endsWith('.')) h = h.slice(0, -1);
+  const h = hostName(host);
+  return h === undefined ? undefined : labelOf(h, baseDomain);
+}
+
+/** The endpoint `<name>.<BASE_DOMAIN>` names, for a host already in `hostName`'s form. */
+function labelOf(h: string, baseDomain: string): string | undefined {
   if (!h.endsWith('.' + baseDomain)) return undefined;
   const label = h.slice(0, -(baseDomain.length + 1));
   if (label === '' || label.includes('.') || SERVICE_LABELS.has(label)) return undefined;
@@ -32,8 +33,8 @@ export function endpointForHost(host: string | undefined, baseDomain: string): s
 export function rewriteUrlFor(baseDomain: string, domains?: CustomDomains): (req: IncomingMessage) => string {
   return (req) => {
     const url = req.url ?? '/';
-    const host = req.headers.host;
-    const name = endpointForHost(host, baseDomain) ?? domains?.lookup(host);
+    const host = hostName(req.headers.host);
+    const name = host === undefined ? undefined : (labelOf(host, baseDomain) ?? domains?.get(host));
     if (name === undefined) return url;
     return `${PATH_FORM_PREFIX}${name}${url.startsWith('/') ? url : '/' + url}`;
   };
