@@ -90,6 +90,13 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
     }
   }
 
+  /** Deletes one entry and tells the endpoint's dashboards (`DELETE …/requests/:id` and `?id=`). */
+  async function deleteOne(ep: string, id: string) {
+    if (!(await ctx.store.deleteHistoryEntry(ep, id))) throw unknownEntry(id);
+    ctx.events.publish({ endpoint: ep, name: 'requests.deleted', data: { count: 1, ids: [id] } });
+    return { id, deleted: true as const };
+  }
+
   api.get(
     '/endpoints/:ep/requests',
     {
@@ -145,9 +152,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       const { id } = request.query;
       if (id !== undefined) {
         refuseBesideId(request.query);
-        if (!(await ctx.store.deleteHistoryEntry(ep, id))) throw unknownEntry(id);
-        ctx.events.publish({ endpoint: ep, name: 'requests.deleted', data: { count: 1, ids: [id] } });
-        return { id, deleted: true as const };
+        return deleteOne(ep, id);
       }
       const filter = toFilter(request.query, ctx.now());
       const count = await withRegexErrors(filter, () => ctx.store.deleteHistory(ep, filter));
@@ -189,9 +194,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
     async (request) => {
       const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
       const { id } = request.params;
-      if (!(await ctx.store.deleteHistoryEntry(ep, id))) throw unknownEntry(id);
-      ctx.events.publish({ endpoint: ep, name: 'requests.deleted', data: { count: 1, ids: [id] } });
-      return { id, deleted: true as const };
+      return deleteOne(ep, id);
     },
   );
 
