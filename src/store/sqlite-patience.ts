@@ -6,13 +6,12 @@
  * to a budget (STORE_BUSY_TIMEOUT); only then does its caller see the error (503 store_unavailable).
  */
 import {
+  CompiledQuery,
   SqliteDialect,
-  type CompiledQuery,
   type DatabaseConnection,
   type Driver,
   type QueryCompiler,
   type QueryResult,
-  type TransactionSettings,
 } from 'kysely';
 
 /** The longest one synchronous busy wait of the main connection may hold the event loop. */
@@ -71,8 +70,14 @@ class PatientDriver implements Driver {
     return w;
   }
 
-  beginTransaction(c: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(c, settings);
+  /**
+   * `BEGIN IMMEDIATE`, not SQLite's default deferred begin: a deferred transaction that reads first
+   * holds a snapshot, and once another connection (the history worker) commits, its first write can
+   * never succeed (SQLITE_BUSY_SNAPSHOT, retried in vain until the budget runs out, then 503). Taking
+   * the write lock at the start makes the wait happen at BEGIN, where retrying helps.
+   */
+  async beginTransaction(c: DatabaseConnection): Promise<void> {
+    await c.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   commitTransaction(c: DatabaseConnection): Promise<void> {
