@@ -145,6 +145,40 @@ test('entries past an endpoint cap are trimmed after the write that brought them
   assert.equal(w.stats().trimmed, 4);
 });
 
+test('an endpoint at its cap is trimmed 1 % below it, so that a steady load measures it once per hundredth of the cap', async () => {
+  const measures: number[] = [];
+  let stored = 0;
+  const store = {
+    insertHistory: (entries: NewHistoryEntry[]) => {
+      stored += entries.length;
+      return Promise.resolve();
+    },
+    trimHistory: (_endpoint: string, caps: { maxEntries: number }) => {
+      measures.push(caps.maxEntries);
+      const deleted = Math.max(0, stored - caps.maxEntries);
+      stored -= deleted;
+      return Promise.resolve({ entries: stored, bytes: 0, deleted });
+    },
+  } as unknown as Store;
+  const w = new HistoryWriter(store, undefined, { perEndpoint: { maxEntries: 1000, maxBytes: 1e9 } });
+  const write = async (n: number) => {
+    for (let i = 0; i < n; i++) w.record(entry('shop'));
+    await w.flush();
+  };
+  await write(1000);
+  assert.deepEqual(measures, [1000], 'the first measure trims to the cap only');
+  assert.equal(stored, 1000);
+  await write(5);
+  assert.deepEqual(measures, [1000, 990], 'past the cap: down to the low-water mark');
+  assert.equal(stored, 990);
+  for (let i = 0; i < 10; i++) await write(1);
+  assert.deepEqual(measures, [1000, 990], 'ten more batches within the cap: no query');
+  await write(1);
+  assert.deepEqual(measures, [1000, 990, 990]);
+  assert.equal(stored, 990);
+  assert.ok(stored <= 1000);
+});
+
 test('close() retries a failing store, then reports (and logs) how many entries are lost', async () => {
   const lines: unknown[][] = [];
   const log = { error: (...a: unknown[]) => lines.push(a) } as never;
