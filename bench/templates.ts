@@ -1,5 +1,6 @@
 /**
  * Templated responses: Mockingbird (history on), WireMock and Mockoon CLI serve the same route,
+ * beside a bare node:http server answering it by hand (the ceiling of anything on Node's HTTP stack),
  * `GET /users/:id?x=…` answering JSON with the id, the query parameter and a fake first name, started
  * here on loopback and loaded in turn by `wrk -t1 -c50` (one thread: on two cores the load generator
  * must leave the server a core), ROUNDS alternating rounds, medians printed. Then:
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { mockingbirdServe, startServer } from './servers.js';
-import { TEMPLATED_PATH as PATH, TEMPLATED_RULE } from './templated-rule.js';
+import { BARE_TEMPLATED, TEMPLATED_PATH as PATH, TEMPLATED_RULE } from './templated-rule.js';
 import { median, wrk as wrkLoad, type Load } from './wrk.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
@@ -145,7 +146,11 @@ async function main(): Promise<void> {
       join(logs, 'mockoon.log'),
     );
 
+    const bare = await startServer(['-e', BARE_TEMPLATED], process.env, join(logs, 'bare.log'));
+    children.push(bare.child);
+
     const targets = {
+      'bare node:http': `http://127.0.0.1:${bare.port}${PATH}`,
       mockingbird: `http://127.0.0.1:${mb.port}/e/bench${PATH}`,
       wiremock: `http://127.0.0.1:${wmPort}${PATH}`,
       mockoon: `http://127.0.0.1:${moPort}${PATH}`,
@@ -188,6 +193,10 @@ async function main(): Promise<void> {
     console.log(
       `\nmockingbird / wiremock        ${(rps('mockingbird') / rps('wiremock')).toFixed(2)} x   (target >= 5)`,
     );
+    console.log(
+      `bare node:http / wiremock     ${(rps('bare node:http') / rps('wiremock')).toFixed(2)} x   (the most any Node server can reach)`,
+    );
+    console.log(`mockingbird / bare node:http  ${(rps('mockingbird') / rps('bare node:http')).toFixed(2)}`);
     console.log(
       `mockingbird / mockoon         ${(rps('mockingbird') / rps('mockoon')).toFixed(2)} x   (target >= 20)`,
     );
