@@ -7,10 +7,16 @@ import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-thread.js';
 import { fileRow } from './history-row.js';
 import type { NewHistoryEntry } from './types.js';
-import type { InsertMessage, InsertReply } from './history-worker.js';
+import type { HistoryUsage } from './history-trim.js';
+import type { InsertMessage, InsertReply, TrimMessage } from './history-worker.js';
 
-/** A batch sent and not answered yet: how to settle it, and its promise (which `close` waits for). */
-type Pending = { resolve: () => void; reject: (err: Error) => void; done: Promise<void> };
+/** A message sent and not answered yet: how to settle it, and its promise (which `close` waits for). */
+type Pending = {
+  kind: 'insert' | 'trim';
+  resolve: (reply: InsertReply) => void;
+  reject: (err: Error) => void;
+  done: Promise<unknown>;
+};
 
 export class HistoryInsertWorker {
   private worker: Worker | undefined;
@@ -24,15 +30,32 @@ export class HistoryInsertWorker {
    * a structured clone of row objects walked every field of every row on this thread), the files,
    * rare, as rows. The worker builds the rows (headers as JSON, sizes) on its own thread.
    */
-  insert(entries: NewHistoryEntry[]): Promise<void> {
+  async insert(entries: NewHistoryEntry[]): Promise<void> {
+    const files = entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
+    const entriesJson = JSON.stringify(entries.map((e) => e.entry));
+    await this.send('insert', (seq): InsertMessage => ({ seq, entries: entriesJson, files }));
+  }
+
+  /** Brings one endpoint within `caps` on the worker's connection (history-trim.ts). */
+  async trim(
+    endpoint: string,
+    caps: { maxEntries: number; maxBytes: number },
+  ): Promise<HistoryUsage & { deleted: number }> {
+    const reply = await this.send('trim', (seq): TrimMessage => ({ seq, trim: { endpoint, caps } }));
+    if (!reply.usage) throw new Error('history worker: a trim answered without usage');
+    return reply.usage;
+  }
+
+  private send(
+    kind: Pending['kind'],
+    message: (seq: number) => InsertMessage | TrimMessage,
+  ): Promise<InsertReply> {
     const worker = (this.worker ??= this.spawn());
     const seq = ++this.seq;
-    let settle!: Omit<Pending, 'done'>;
-    const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-    this.pending.set(seq, { ...settle, done });
-    const files = entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
-    const message: InsertMessage = { seq, entries: JSON.stringify(entries.map((e) => e.entry)), files };
-    worker.postMessage(message);
+    let settle!: Pick<Pending, 'resolve' | 'reject'>;
+    const done = new Promise<InsertReply>((resolve, reject) => (settle = { resolve, reject }));
+    this.pending.set(seq, { kind, ...settle, done });
+    worker.postMessage(message(seq));
     return done;
   }
 
@@ -42,8 +65,8 @@ export class HistoryInsertWorker {
       const p = this.pending.get(m.seq);
       if (!p) return;
       this.pending.delete(m.seq);
-      if (m.error === undefined) p.resolve();
-      else p.reject(new Error(`history insert failed: ${m.error}`));
+      if (m.error === undefined) p.resolve(m);
+      else p.reject(new Error(`history ${p.kind} failed: ${m.error}`));
     });
     const fail = (err: Error): void => {
       if (this.worker === worker) this.worker = undefined;

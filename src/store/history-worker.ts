@@ -3,12 +3,19 @@
  * batches on it, so that inserting (about 10 µs a row, with its indexes and checkpoints) is not paid
  * on the thread that answers requests. One message per batch: `{ seq, entries, files }` in (the
  * entries as one JSON string; this thread turns them into rows), `{ seq, error? }` out once the
- * transaction has committed (or failed).
+ * transaction has committed (or failed). The per-endpoint caps are kept here too: `{ seq, trim }`
+ * counts an endpoint and deletes its oldest entries (history-trim.ts), answered with `{ seq, usage }`;
+ * on the main thread that count over 100,000 index entries and the deletes stalled every request.
+ * Messages are handled one at a time, in order.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { Kysely } from 'kysely';
 import { configureSqlite, sqliteBulkInsert } from './sqlite-insert.js';
 import { toRow, type FileRow } from './history-row.js';
+import { trimHistoryRows, type HistoryUsage } from './history-trim.js';
+import { PatientSqliteDialect } from './sqlite-patience.js';
+import type { Database } from './schema.js';
 import type { HistoryEntry, HistoryFile } from './types.js';
 
 export interface InsertMessage {
@@ -17,21 +24,46 @@ export interface InsertMessage {
   entries: string;
   files: FileRow[];
 }
+export interface TrimMessage {
+  seq: number;
+  trim: { endpoint: string; caps: { maxEntries: number; maxBytes: number } };
+}
 export interface InsertReply {
   seq: number;
   error?: string;
+  /** A trim's outcome: what the endpoint holds afterwards, and how many entries went. */
+  usage?: HistoryUsage & { deleted: number };
 }
 
-const port = parentPort;
-if (!port) throw new Error('history-worker runs as a worker thread');
+if (!parentPort) throw new Error('history-worker runs as a worker thread');
+const port: MessagePort = parentPort;
 const db = new SQLite((workerData as { file: string }).file);
 configureSqlite(db);
 const insert = sqliteBulkInsert(db);
+// Transactions begin immediate, so that the main connection committing between a trim's read and
+// its delete cannot fail it (sqlite-patience.ts); this thread may wait for the lock synchronously.
+const kdb = new Kysely<Database>({ dialect: new PatientSqliteDialect({ database: db }, 5000) });
 
-port.on('message', (m: InsertMessage | 'close') => {
+let queue: Promise<void> = Promise.resolve();
+port.on('message', (m: InsertMessage | TrimMessage | 'close') => {
+  // A trim awaits between its statements: the next message waits for it, not interleaves.
+  queue = queue.then(() => handle(m));
+});
+
+async function handle(m: InsertMessage | TrimMessage | 'close'): Promise<void> {
   if (m === 'close') {
     db.close();
     port.close();
+    return;
+  }
+  if ('trim' in m) {
+    let reply: InsertReply;
+    try {
+      reply = { seq: m.seq, usage: await trimHistoryRows(kdb, m.trim.endpoint, m.trim.caps) };
+    } catch (err) {
+      reply = { seq: m.seq, error: err instanceof Error ? err.message : String(err) };
+    }
+    port.postMessage(reply);
     return;
   }
   let reply: InsertReply;
@@ -64,4 +96,4 @@ port.on('message', (m: InsertMessage | 'close') => {
     reply = { seq: m.seq, error: err instanceof Error ? err.message : String(err) };
   }
   port.postMessage(reply);
-});
+}

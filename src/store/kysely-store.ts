@@ -9,7 +9,8 @@ import { StateTable } from './state-table.js';
 import { CrudTable } from './crud-table.js';
 import { MtlsTable } from './mtls-table.js';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
-import { pruneHistoryRows, trimHistoryRows } from './retention.js';
+import { pruneHistoryRows } from './retention.js';
+import { trimHistoryRows, type HistoryUsage } from './history-trim.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
 import type {
@@ -56,6 +57,11 @@ export class KyselyStore implements Store {
     bulkInsert?: BulkHistoryInsert,
     /** Called by `close()` before the database is: stops what the driver started beside it. */
     private readonly beforeClose?: () => Promise<void> | undefined,
+    /** Where the per-endpoint caps are kept, when not on `db` (SQLite: the history worker's connection). */
+    private readonly trimElsewhere?: (
+      endpoint: string,
+      caps: { maxEntries: number; maxBytes: number },
+    ) => Promise<HistoryUsage & { deleted: number }>,
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
     this.blobs = new BlobTable(db);
@@ -380,7 +386,7 @@ export class KyselyStore implements Store {
     endpoint: string,
     caps: { maxEntries: number; maxBytes: number },
   ): Promise<{ entries: number; bytes: number; deleted: number }> {
-    return trimHistoryRows(this.db, endpoint, caps);
+    return this.trimElsewhere ? this.trimElsewhere(endpoint, caps) : trimHistoryRows(this.db, endpoint, caps);
   }
 
   // ---- state (state-table.ts) ----

@@ -53,6 +53,8 @@ export async function openSqliteStore(
     'sqlite',
     worker ? (entries) => worker.insert(entries) : insertOnThisThread(db),
     () => worker?.close(),
+    // The caps are kept on the worker's connection too: counting and deleting there never stall requests.
+    worker && ((endpoint, caps) => worker.trim(endpoint, caps)),
   );
   await store.migrate();
   return store;

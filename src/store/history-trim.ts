@@ -1,0 +1,66 @@
+/**
+ * Bringing one endpoint's stored history within its caps (SPEC §12), as entries arrive: the SQL of
+ * KyselyStore.trimHistory. On SQLite it runs on the history worker's connection (history-worker.ts),
+ * beside the inserts, so that counting and deleting never hold the thread that answers requests;
+ * on PostgreSQL on the store's own pool. Hidden entries are left to the purge.
+ */
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import { deleteEntries, notHidden } from './history-table.js';
+
+/** What an endpoint's visible history holds. */
+export interface HistoryUsage {
+  entries: number;
+  bytes: number;
+}
+
+/**
+ * Brings one endpoint's history within `maxEntries` and `maxBytes`, dropping its oldest entries, at
+ * most `chunk` (and about 16 MiB) per transaction, yielding to requests between them. Returns what
+ * the history holds afterwards and how many entries went. Count and sum read the time-order index
+ * alone (it carries each entry's size).
+ */
+export async function trimHistoryRows(
+  db: Kysely<Database>,
+  endpoint: string,
+  caps: { maxEntries: number; maxBytes: number },
+  chunk = 500,
+): Promise<HistoryUsage & { deleted: number }> {
+  const r = await db
+    .selectFrom('requests')
+    .select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum<number | string | null>('size').as('bytes')])
+    .where('endpoint', '=', endpoint)
+    .where(notHidden)
+    .executeTakeFirstOrThrow();
+  const usage = { entries: Number(r.n), bytes: Number(r.bytes ?? 0), deleted: 0 };
+  const over = () => usage.entries > caps.maxEntries || usage.bytes > caps.maxBytes;
+  while (over()) {
+    const n = await db.transaction().execute(async (tx) => {
+      const oldest = await tx
+        .selectFrom('requests')
+        .select(['id', 'size'])
+        .where('endpoint', '=', endpoint)
+        .where(notHidden)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(chunk)
+        .execute();
+      const ids: string[] = [];
+      let freed = 0;
+      for (const row of oldest) {
+        if (!over() || freed > 16 * 1024 * 1024) break;
+        ids.push(row.id);
+        freed += Number(row.size);
+        usage.entries -= 1;
+        usage.bytes -= Number(row.size);
+      }
+      if (ids.length > 0) await deleteEntries(tx, endpoint, ids);
+      return ids.length;
+    });
+    usage.deleted += n;
+    if (n === 0) break;
+    await yieldToRequests();
+  }
+  return usage;
+}
