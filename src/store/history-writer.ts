@@ -17,12 +17,6 @@ import type { NewHistoryEntry, Store } from './types.js';
 export interface HistoryWriterOptions {
   /** Longest wait before a lone entry is written. */
   intervalMs?: number;
-  /**
-   * Under load, the shortest time from the start of one write to the start of the next, unless a
-   * whole batch is waiting or a reader flushes: each write pays a commit, so fewer, fuller batches
-   * cost less per entry.
-   */
-  minGapMs?: number;
   /** Most entries per write. */
   batchSize?: number;
   /** Most bytes per write (one entry at least). */
@@ -73,9 +67,6 @@ export class HistoryWriter {
   private unloggedDrops = 0;
   private dropLoggedAt = -Infinity;
   private readonly intervalMs: number;
-  private readonly minGapMs: number;
-  /** How long the loop, ended early to let a batch fill, waits before the next write. */
-  private gap = 0;
   private readonly batchSize: number;
   private readonly batchBytes: number;
   private readonly maxQueued: number;
@@ -90,7 +81,6 @@ export class HistoryWriter {
     opts: HistoryWriterOptions = {},
   ) {
     this.intervalMs = opts.intervalMs ?? 50;
-    this.minGapMs = opts.minGapMs ?? 20;
     this.batchSize = opts.batchSize ?? 500;
     this.batchBytes = opts.batchBytes ?? 4 * 1024 * 1024;
     this.maxQueued = opts.maxQueued ?? 100_000;
@@ -169,15 +159,12 @@ export class HistoryWriter {
     this.pumping = this.drain().finally(() => {
       this.pumping = undefined;
       // Entries queued while the loop was ending would otherwise wait for the next request.
-      const wait = this.gap > 0 ? this.gap : this.intervalMs;
-      this.gap = 0;
-      if (this.size > 0) this.timer ??= setTimeout(() => this.pump(false), wait);
+      if (this.size > 0) this.timer ??= setTimeout(() => this.pump(false), this.intervalMs);
     });
   }
 
   private async drain(): Promise<void> {
     while (this.size > 0) {
-      const started = this.now();
       const batch = this.take();
       this.inFlight = batch;
       const entries = batch.map((q) => q.entry);
@@ -201,12 +188,6 @@ export class HistoryWriter {
       // A reader that flushed sees the endpoint within its caps.
       this.inFlight = [];
       this.settleWaiters(false);
-      // A partial batch waits for the rest of the gap (nobody is waiting for it: no flush).
-      const gap = this.minGapMs - (this.now() - started);
-      if (gap > 0 && this.size > 0 && this.size < this.batchSize && this.waiters.length === 0) {
-        this.gap = gap;
-        return;
-      }
     }
   }
 

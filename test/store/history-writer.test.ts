@@ -179,37 +179,6 @@ test('an endpoint at its cap is trimmed 1 % below it, so that a steady load meas
   assert.ok(stored <= 1000);
 });
 
-test('under load, entries that arrive during a write wait out the gap to fill a fuller batch; a flush does not wait', async () => {
-  const batches: number[] = [];
-  const store = {
-    insertHistory: (entries: NewHistoryEntry[]) => {
-      batches.push(entries.length);
-      return new Promise<void>((resolve) => setTimeout(resolve, 60));
-    },
-  } as unknown as Store;
-  const w = new HistoryWriter(store, undefined, { intervalMs: 1, minGapMs: 400 });
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  w.record(entry('shop'));
-  await sleep(20); // the first write is under way (it takes 60 ms)
-  assert.deepEqual(batches, [1]);
-  w.record(entry('shop'));
-  w.record(entry('shop'));
-  await sleep(200);
-  assert.deepEqual(batches, [1], 'the two that came during the write wait for the gap');
-  await sleep(400);
-  assert.deepEqual(batches, [1, 2], 'then go in one batch');
-
-  await sleep(450); // past the gap again
-  w.record(entry('shop'));
-  await sleep(20);
-  w.record(entry('shop'));
-  const started = Date.now();
-  await w.flush();
-  assert.ok(Date.now() - started < 300, 'a reader that flushes is not held by the gap');
-  assert.deepEqual(batches, [1, 2, 1, 1]);
-  await w.close();
-});
-
 test('close() retries a failing store, then reports (and logs) how many entries are lost', async () => {
   const lines: unknown[][] = [];
   const log = { error: (...a: unknown[]) => lines.push(a) } as never;
