@@ -8,7 +8,8 @@
  * percent went. It does not see time spent in the kernel (socket writes), which is about the same
  * for all servers.
  *
- *   npm run bench:echo-instructions        (needs valgrind; REPEATS=3 WARMUP=6000 REQUESTS=3000)
+ *   npm run bench:echo-instructions        (needs valgrind; REPEATS=3 WARMUP=6000 REQUESTS=3000;
+ *                                            KEEP=1 keeps the dumps for callgrind_annotate)
  *
  * The load comes from 10 kept-alive connections (an undici Pool, as wrk and real load generators
  * use them): the connections are opened during the warm-up, and the counted requests open none (the
@@ -248,7 +249,9 @@ try {
   check('echo, history + log, main thread', echo.main / bare.main, 2);
   check('templated rule, all threads', rule.all / bare.all, 4);
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  // KEEP=1: the callgrind dumps stay, for `callgrind_annotate <dump>.1-01` (the main thread's functions).
+  if (process.env['KEEP'] === '1') console.log(`\ncallgrind dumps kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
 
 function k(n: number): string {
