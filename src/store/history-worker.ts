@@ -1,8 +1,9 @@
 /**
  * The history worker thread: owns a second SQLite connection and writes the request history's
  * batches on it, so that inserting (about 10 µs a row, with its indexes and checkpoints) is not paid
- * on the thread that answers requests. One message per batch: `{ seq, entries, files }` in (the
- * entries as one JSON string; this thread turns them into rows), `{ seq, error? }` out once the
+ * on the thread that answers requests. One message per batch: `{ seq, entries, bodies, files }` in
+ * (the entries as one JSON string and their bodies beside it; this thread turns them into rows),
+ * `{ seq, error? }` out once the
  * transaction has committed (or failed). The per-endpoint caps are kept here too: `{ seq, trim }`
  * counts an endpoint and deletes its oldest entries (history-trim.ts), answered with `{ seq, usage }`;
  * on the main thread that count over 100,000 index entries and the deletes stalled every request.
@@ -20,8 +21,10 @@ import type { HistoryEntry, HistoryFile } from './types.js';
 
 export interface InsertMessage {
   seq: number;
-  /** `JSON.stringify(HistoryEntry[])`. */
+  /** `JSON.stringify(HistoryEntry[])`, each entry's request and response bodies left empty. */
   entries: string;
+  /** The bodies, two an entry in order: its request body, then its response body. */
+  bodies: string[];
   files: FileRow[];
 }
 export interface TrimMessage {
@@ -87,6 +90,10 @@ async function handle(m: InsertMessage | TrimMessage | 'close'): Promise<void> {
       entryFiles.set(f.request_id, list);
     }
     const entries = JSON.parse(m.entries) as HistoryEntry[];
+    entries.forEach((e, i) => {
+      e.requestBody = m.bodies[2 * i]!;
+      e.responseBody = m.bodies[2 * i + 1]!;
+    });
     insert(
       entries.map((entry) => toRow({ entry, files: entryFiles.get(entry.id) ?? [] })),
       files,

@@ -65,3 +65,31 @@ test('a worker that cannot open the database rejects the batch instead of hangin
   await assert.rejects(worker.insert([]), /history worker|unable to open|directory/i);
   await worker.close();
 });
+
+test('bodies reach the database as they were: JSON, quotes, backslashes, new lines and non-ASCII text', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
+  try {
+    const store = await openSqliteStore(join(dir, 'db.sqlite'));
+    try {
+      await store.createEndpoint({ name: 'b', createdAt: 1, settings: {} });
+      const bodies = [
+        ['', JSON.stringify({ headers: { 'x-a': 'say "hi"\\n' }, path: '/ü?q=✓' })],
+        ['line one\nline "two"\t\\', ''],
+        ['{"a":[1,2,{"b":null}]}', 'plain'],
+      ];
+      const batch = bodies.map(([requestBody, responseBody], i) =>
+        entry('b', { createdAt: 1000 + i, requestBody, responseBody }),
+      );
+      await store.insertHistory(batch);
+      const stored = (await store.listHistory('b', {}, 10)).data.reverse();
+      assert.deepEqual(
+        stored.map((e) => [e.requestBody, e.responseBody]),
+        bodies,
+      );
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
