@@ -29,7 +29,7 @@ interface Usage {
 const REMEASURE_MS = 60_000;
 
 /** The caps a trim goes down to: 1 % below each (none below a cap under 100). */
-export function lowWater(caps: HistoryCaps): HistoryCaps {
+function lowWater(caps: HistoryCaps): HistoryCaps {
   return {
     maxEntries: caps.maxEntries - Math.floor(caps.maxEntries / 100),
     maxBytes: caps.maxBytes - Math.floor(caps.maxBytes / 100),

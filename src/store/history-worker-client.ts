@@ -8,12 +8,12 @@ import { startWorker } from '../worker-thread.js';
 import { fileRow } from './history-row.js';
 import type { NewHistoryEntry } from './types.js';
 import type { HistoryUsage } from './history-trim.js';
-import type { InsertMessage, InsertReply, TrimMessage } from './history-worker.js';
+import type { InsertMessage, WorkerReply, TrimMessage } from './history-worker.js';
 
 /** A message sent and not answered yet: how to settle it, and its promise (which `close` waits for). */
 type Pending = {
   kind: 'insert' | 'trim';
-  resolve: (reply: InsertReply) => void;
+  resolve: (reply: WorkerReply) => void;
   reject: (err: Error) => void;
   done: Promise<unknown>;
 };
@@ -57,11 +57,11 @@ export class HistoryInsertWorker {
   private send(
     kind: Pending['kind'],
     message: (seq: number) => InsertMessage | TrimMessage,
-  ): Promise<InsertReply> {
+  ): Promise<WorkerReply> {
     const worker = (this.worker ??= this.spawn());
     const seq = ++this.seq;
     let settle!: Pick<Pending, 'resolve' | 'reject'>;
-    const done = new Promise<InsertReply>((resolve, reject) => (settle = { resolve, reject }));
+    const done = new Promise<WorkerReply>((resolve, reject) => (settle = { resolve, reject }));
     this.pending.set(seq, { kind, ...settle, done });
     worker.postMessage(message(seq));
     return done;
@@ -69,7 +69,7 @@ export class HistoryInsertWorker {
 
   private spawn(): Worker {
     const worker = startWorker(import.meta.url, 'history-worker', { workerData: { file: this.file } });
-    worker.on('message', (m: InsertReply) => {
+    worker.on('message', (m: WorkerReply) => {
       const p = this.pending.get(m.seq);
       if (!p) return;
       this.pending.delete(m.seq);

@@ -3,11 +3,10 @@
  * batches on it, so that inserting (about 10 µs a row, with its indexes and checkpoints) is not paid
  * on the thread that answers requests. One message per batch: `{ seq, entries, bodies, files }` in
  * (the entries as one JSON string and their bodies beside it; this thread turns them into rows),
- * `{ seq, error? }` out once the
- * transaction has committed (or failed). The per-endpoint caps are kept here too: `{ seq, trim }`
- * counts an endpoint and deletes its oldest entries (history-trim.ts), answered with `{ seq, usage }`;
- * on the main thread that count over 100,000 index entries and the deletes stalled every request.
- * Messages are handled one at a time, in order.
+ * `{ seq, error? }` out once the transaction has committed (or failed). The per-endpoint caps are
+ * kept here too: `{ seq, trim }` counts an endpoint and deletes its oldest entries (history-trim.ts),
+ * answered with `{ seq, usage }`; on the main thread that count over 100,000 index entries and the
+ * deletes stalled every request. Messages are handled one at a time, in order.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
@@ -31,7 +30,8 @@ export interface TrimMessage {
   seq: number;
   trim: { endpoint: string; caps: { maxEntries: number; maxBytes: number } };
 }
-export interface InsertReply {
+/** The answer to an insert or a trim. */
+export interface WorkerReply {
   seq: number;
   error?: string;
   /** A trim's outcome: what the endpoint holds afterwards, and how many entries went. */
@@ -59,48 +59,53 @@ async function handle(m: InsertMessage | TrimMessage | 'close'): Promise<void> {
     port.close();
     return;
   }
-  if ('trim' in m) {
-    let reply: InsertReply;
-    try {
-      reply = { seq: m.seq, usage: await trimHistoryRows(kdb, m.trim.endpoint, m.trim.caps) };
-    } catch (err) {
-      reply = { seq: m.seq, error: err instanceof Error ? err.message : String(err) };
-    }
-    port.postMessage(reply);
-    return;
-  }
-  let reply: InsertReply;
+  if ('trim' in m)
+    await answer(m.seq, async () => ({ usage: await trimHistoryRows(kdb, m.trim.endpoint, m.trim.caps) }));
+  else await answer(m.seq, () => insertBatch(m));
+}
+
+/** Posts `{ seq, ...result }`, or `{ seq, error }` when `work` throws. */
+async function answer(
+  seq: number,
+  work: () => Omit<WorkerReply, 'seq'> | Promise<Omit<WorkerReply, 'seq'>>,
+): Promise<void> {
+  let reply: WorkerReply;
   try {
-    // Files arrive as Uint8Array (structured clone); better-sqlite3 binds Buffers as blobs.
-    const files = m.files.map((f) => ({
-      ...f,
-      data: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length),
-    }));
-    const entryFiles = new Map<string, HistoryFile[]>();
-    for (const f of files) {
-      const list = entryFiles.get(f.request_id) ?? [];
-      list.push({
-        requestId: f.request_id,
-        fieldName: f.field_name,
-        fileName: f.file_name,
-        contentType: f.content_type,
-        size: f.size,
-        data: f.data,
-      });
-      entryFiles.set(f.request_id, list);
-    }
-    const entries = JSON.parse(m.entries) as HistoryEntry[];
-    entries.forEach((e, i) => {
-      e.requestBody = m.bodies[2 * i]!;
-      e.responseBody = m.bodies[2 * i + 1]!;
-    });
-    insert(
-      entries.map((entry) => toRow({ entry, files: entryFiles.get(entry.id) ?? [] })),
-      files,
-    );
-    reply = { seq: m.seq };
+    reply = { seq, ...(await work()) };
   } catch (err) {
-    reply = { seq: m.seq, error: err instanceof Error ? err.message : String(err) };
+    reply = { seq, error: err instanceof Error ? err.message : String(err) };
   }
   port.postMessage(reply);
+}
+
+/** Writes one batch in one transaction. */
+function insertBatch(m: InsertMessage): Omit<WorkerReply, 'seq'> {
+  // Files arrive as Uint8Array (structured clone); better-sqlite3 binds Buffers as blobs.
+  const files = m.files.map((f) => ({
+    ...f,
+    data: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length),
+  }));
+  const entryFiles = new Map<string, HistoryFile[]>();
+  for (const f of files) {
+    const list = entryFiles.get(f.request_id) ?? [];
+    list.push({
+      requestId: f.request_id,
+      fieldName: f.field_name,
+      fileName: f.file_name,
+      contentType: f.content_type,
+      size: f.size,
+      data: f.data,
+    });
+    entryFiles.set(f.request_id, list);
+  }
+  const entries = JSON.parse(m.entries) as HistoryEntry[];
+  entries.forEach((e, i) => {
+    e.requestBody = m.bodies[2 * i]!;
+    e.responseBody = m.bodies[2 * i + 1]!;
+  });
+  insert(
+    entries.map((entry) => toRow({ entry, files: entryFiles.get(entry.id) ?? [] })),
+    files,
+  );
+  return {};
 }

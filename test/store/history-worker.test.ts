@@ -9,33 +9,41 @@ import { openSqliteStore } from '../../src/store/index.js';
 import { HistoryInsertWorker } from '../../src/store/history-worker-client.js';
 import { entry } from '../api/history-fixtures.js';
 
-test('entries inserted through the worker are readable once insert resolves, files included', async () => {
+type SqliteStore = Awaited<ReturnType<typeof openSqliteStore>>;
+
+/** Runs `body` against a store on a new SQLite file (so with its history worker), then removes it. */
+async function withFileStore(body: (store: SqliteStore) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
   try {
     const store = await openSqliteStore(join(dir, 'db.sqlite'));
     try {
-      await store.createEndpoint({ name: 'w', createdAt: 1, settings: {} });
-      const withFile = entry('w', {}, [
-        {
-          fieldName: 'doc',
-          fileName: 'a.bin',
-          contentType: 'application/octet-stream',
-          size: 3,
-          data: Buffer.from([0, 255, 7]),
-        },
-      ]);
-      const batch = [withFile, ...Array.from({ length: 999 }, () => entry('w'))];
-      await store.insertHistory(batch);
-      assert.equal(await store.countHistory('w', {}), 1000);
-      const file = await store.getHistoryFile('w', withFile.entry.id, 'doc');
-      assert.deepEqual(file?.data, Buffer.from([0, 255, 7]), 'binary file contents survive the thread hop');
+      await body(store);
     } finally {
       await store.close();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-});
+}
+
+test('entries inserted through the worker are readable once insert resolves, files included', () =>
+  withFileStore(async (store) => {
+    await store.createEndpoint({ name: 'w', createdAt: 1, settings: {} });
+    const withFile = entry('w', {}, [
+      {
+        fieldName: 'doc',
+        fileName: 'a.bin',
+        contentType: 'application/octet-stream',
+        size: 3,
+        data: Buffer.from([0, 255, 7]),
+      },
+    ]);
+    const batch = [withFile, ...Array.from({ length: 999 }, () => entry('w'))];
+    await store.insertHistory(batch);
+    assert.equal(await store.countHistory('w', {}), 1000);
+    const file = await store.getHistoryFile('w', withFile.entry.id, 'doc');
+    assert.deepEqual(file?.data, Buffer.from([0, 255, 7]), 'binary file contents survive the thread hop');
+  }));
 
 test('a worker that cannot write fails the batch with a clear error, and the next batch gets a new worker', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
@@ -66,30 +74,21 @@ test('a worker that cannot open the database rejects the batch instead of hangin
   await worker.close();
 });
 
-test('bodies reach the database as they were: JSON, quotes, backslashes, new lines and non-ASCII text', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
-  try {
-    const store = await openSqliteStore(join(dir, 'db.sqlite'));
-    try {
-      await store.createEndpoint({ name: 'b', createdAt: 1, settings: {} });
-      const bodies = [
-        ['', JSON.stringify({ headers: { 'x-a': 'say "hi"\\n' }, path: '/ü?q=✓' })],
-        ['line one\nline "two"\t\\', ''],
-        ['{"a":[1,2,{"b":null}]}', 'plain'],
-      ];
-      const batch = bodies.map(([requestBody, responseBody], i) =>
-        entry('b', { createdAt: 1000 + i, requestBody, responseBody }),
-      );
-      await store.insertHistory(batch);
-      const stored = (await store.listHistory('b', {}, 10)).data.reverse();
-      assert.deepEqual(
-        stored.map((e) => [e.requestBody, e.responseBody]),
-        bodies,
-      );
-    } finally {
-      await store.close();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test('bodies reach the database as they were: JSON, quotes, backslashes, new lines and non-ASCII text', () =>
+  withFileStore(async (store) => {
+    await store.createEndpoint({ name: 'b', createdAt: 1, settings: {} });
+    const bodies = [
+      ['', JSON.stringify({ headers: { 'x-a': 'say "hi"\\n' }, path: '/ü?q=✓' })],
+      ['line one\nline "two"\t\\', ''],
+      ['{"a":[1,2,{"b":null}]}', 'plain'],
+    ];
+    const batch = bodies.map(([requestBody, responseBody], i) =>
+      entry('b', { createdAt: 1000 + i, requestBody, responseBody }),
+    );
+    await store.insertHistory(batch);
+    const stored = (await store.listHistory('b', {}, 10)).data.reverse();
+    assert.deepEqual(
+      stored.map((e) => [e.requestBody, e.responseBody]),
+      bodies,
+    );
+  }));
