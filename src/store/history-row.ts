@@ -10,8 +10,9 @@ import type { HistoryFile, NewHistoryEntry } from './types.js';
 export type RequestRow = Database['requests'];
 export type FileRow = Omit<Database['request_files'], 'seq'>;
 
-/** The `requests` row of an entry; `size` is its weight (history-size.ts), computed when left out. */
-export function toRow({ entry: e, files }: NewHistoryEntry, size?: number): RequestRow {
+/** The `requests` row of an entry; `size` is its weight (history-size.ts), measured when the writer has not. */
+export function toRow(n: NewHistoryEntry): RequestRow {
+  const e = n.entry;
   return {
     id: e.id,
     endpoint: e.endpoint,
@@ -33,7 +34,7 @@ export function toRow({ entry: e, files }: NewHistoryEntry, size?: number): Requ
     files: JSON.stringify(e.files),
     problems: JSON.stringify(e.problems),
     response_name: e.responseName ?? null,
-    size: size ?? entryWeight({ entry: e, files }),
+    size: n.weight ?? entryWeight(n),
     callout: e.callout ? JSON.stringify(e.callout) : null,
     http_version: e.httpVersion,
     is_multipart: e.isMultipart ? 1 : 0,
@@ -52,10 +53,40 @@ export function fileRow(endpoint: string, f: HistoryFile): FileRow {
   };
 }
 
-/** The rows of a batch of entries. */
-export function toRows(entries: NewHistoryEntry[]): { rows: RequestRow[]; files: FileRow[] } {
-  return {
-    rows: entries.map((e) => toRow(e)),
-    files: entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f))),
-  };
+/** A `requests` column's value, as bound to a prepared statement. */
+export type RowValue = string | number | null;
+
+/**
+ * The `requests` row of an entry as its values in REQUEST_COLUMNS order (sqlite-insert.ts), the form
+ * a prepared statement binds and a worker message carries: a flat list of strings and numbers is
+ * copied across threads far more cheaply than objects or JSON (which the other side must parse).
+ */
+export function rowValues(n: NewHistoryEntry): RowValue[] {
+  const e = n.entry;
+  return [
+    e.id,
+    e.endpoint,
+    e.createdAt,
+    e.method,
+    e.path,
+    e.ip,
+    e.status,
+    e.behavior,
+    e.ruleMatched ? 1 : 0,
+    e.ruleId,
+    e.durationMs,
+    JSON.stringify(e.requestHeaders),
+    e.requestBody,
+    e.requestBodyTruncated ? 1 : 0,
+    JSON.stringify(e.responseHeaders),
+    e.responseBody,
+    e.responseBodyTruncated ? 1 : 0,
+    JSON.stringify(e.files),
+    JSON.stringify(e.problems),
+    e.responseName ?? null,
+    n.weight ?? entryWeight(n),
+    e.callout ? JSON.stringify(e.callout) : null,
+    e.httpVersion,
+    e.isMultipart ? 1 : 0,
+  ];
 }

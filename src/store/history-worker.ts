@@ -1,9 +1,8 @@
 /**
  * The history worker thread: owns a second SQLite connection and writes the request history's
  * batches on it, so that inserting (about 10 µs a row, with its indexes and checkpoints) is not paid
- * on the thread that answers requests. One message per batch: `{ seq, entries, bodies, files }` in
- * (the entries as one JSON string and their bodies beside it; this thread turns them into rows),
- * `{ seq, error? }` out once the transaction has committed (or failed). The per-endpoint caps are
+ * on the thread that answers requests. One message per batch: `{ seq, rows, files }` in (the rows as
+ * one flat list of the values the insert binds), `{ seq, error? }` out once the transaction has committed (or failed). The per-endpoint caps are
  * kept here too: `{ seq, trim }` counts an endpoint and deletes its oldest entries (history-trim.ts),
  * answered with `{ seq, usage }`; on the main thread that count over 100,000 index entries and the
  * deletes stalled every request. Messages are handled one at a time, in order.
@@ -12,18 +11,15 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { configureSqlite, sqliteBulkInsert } from './sqlite-insert.js';
-import { toRow, type FileRow } from './history-row.js';
+import type { FileRow, RowValue } from './history-row.js';
 import { trimHistoryRows, type HistoryUsage } from './history-trim.js';
 import { PatientSqliteDialect } from './sqlite-patience.js';
 import type { Database } from './schema.js';
-import type { HistoryEntry, HistoryFile } from './types.js';
 
 export interface InsertMessage {
   seq: number;
-  /** `JSON.stringify(HistoryEntry[])`, each entry's request and response bodies left empty. */
-  entries: string;
-  /** The bodies, two an entry in order: its request body, then its response body. */
-  bodies: string[];
+  /** The rows' values, ROW_WIDTH a row in REQUEST_COLUMNS order (`rowValues`, history-row.ts). */
+  rows: RowValue[];
   files: FileRow[];
 }
 export interface TrimMessage {
@@ -85,27 +81,6 @@ function insertBatch(m: InsertMessage): Omit<WorkerReply, 'seq'> {
     ...f,
     data: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length),
   }));
-  const entryFiles = new Map<string, HistoryFile[]>();
-  for (const f of files) {
-    const list = entryFiles.get(f.request_id) ?? [];
-    list.push({
-      requestId: f.request_id,
-      fieldName: f.field_name,
-      fileName: f.file_name,
-      contentType: f.content_type,
-      size: f.size,
-      data: f.data,
-    });
-    entryFiles.set(f.request_id, list);
-  }
-  const entries = JSON.parse(m.entries) as HistoryEntry[];
-  entries.forEach((e, i) => {
-    e.requestBody = m.bodies[2 * i]!;
-    e.responseBody = m.bodies[2 * i + 1]!;
-  });
-  insert(
-    entries.map((entry) => toRow({ entry, files: entryFiles.get(entry.id) ?? [] })),
-    files,
-  );
+  insert(m.rows, files);
   return {};
 }

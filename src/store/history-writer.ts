@@ -91,7 +91,8 @@ export class HistoryWriter {
 
   /** Queues an entry; never blocks and never throws. */
   record(entry: NewHistoryEntry): void {
-    const weight = entryWeight(entry);
+    // Kept with the entry: the row stores it as its `size`, and need not measure it again.
+    const weight = (entry.weight = entryWeight(entry));
     this.items.push({ seq: ++this.seq, entry, weight });
     this.queuedBytes += weight;
     this.dropOverflow();

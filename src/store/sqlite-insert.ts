@@ -3,7 +3,7 @@
  * the connection settings and the prepared-statement bulk insert.
  */
 import type SQLite from 'better-sqlite3';
-import type { FileRow, RequestRow } from './history-row.js';
+import type { FileRow, RequestRow, RowValue } from './history-row.js';
 
 /** WAL (readers never wait for the writer), no fsync per commit, and a bounded wait instead of SQLITE_BUSY. */
 export function configureSqlite(db: SQLite.Database, busyTimeoutMs = 5000): void {
@@ -54,13 +54,19 @@ export const FILE_COLUMNS: (keyof FileRow)[] = [
   'data',
 ];
 
+/** How many values a `requests` row has: `rowValues` (history-row.ts) lists them in this order. */
+export const ROW_WIDTH = REQUEST_COLUMNS.length;
+
 /**
  * History rows through prepared statements in one transaction: the hot path of every recorded
  * request, where building a many-parameter SQL text per batch (as a query builder does) costs more
- * than the insert itself. A batch written again (its acknowledgement was lost, and the writer
- * retried) changes nothing: rows already there are skipped, and so are their files.
+ * than the insert itself. The rows come as one flat list of values, ROW_WIDTH a row (`rowValues`),
+ * each row's id first. A batch written again (its acknowledgement was lost, and the writer retried)
+ * changes nothing: rows already there are skipped, and so are their files.
  */
-export function sqliteBulkInsert(db: SQLite.Database): (rows: RequestRow[], files: FileRow[]) => void {
+export function sqliteBulkInsert(
+  db: SQLite.Database,
+): (values: readonly RowValue[], files: readonly FileRow[]) => void {
   let statements: { row: SQLite.Statement; file: SQLite.Statement } | undefined;
   // Prepared lazily: the tables exist only once the migrations have run.
   const prepare = (): { row: SQLite.Statement; file: SQLite.Statement } => {
@@ -77,10 +83,15 @@ export function sqliteBulkInsert(db: SQLite.Database): (rows: RequestRow[], file
     };
     return statements;
   };
-  return db.transaction((rows: RequestRow[], files: FileRow[]) => {
+  return db.transaction((values: readonly RowValue[], files: readonly FileRow[]) => {
+    if (values.length % ROW_WIDTH !== 0)
+      throw new Error(`history rows: ${values.length} values is not a whole number of rows`);
     const s = prepare();
-    const skipped = new Set<string>();
-    for (const r of rows) if (s.row.run(REQUEST_COLUMNS.map((c) => r[c])).changes === 0) skipped.add(r.id);
+    const skipped = new Set<RowValue>();
+    for (let i = 0; i < values.length; i += ROW_WIDTH) {
+      const row = values.slice(i, i + ROW_WIDTH);
+      if (s.row.run(row).changes === 0) skipped.add(row[0]!);
+    }
     for (const f of files) if (!skipped.has(f.request_id)) s.file.run(FILE_COLUMNS.map((c) => f[c]));
   });
 }

@@ -117,6 +117,8 @@ export interface HistoryFile {
 export interface NewHistoryEntry {
   entry: HistoryEntry;
   files: HistoryFile[];
+  /** Its weight (history-size.ts), once the history writer has measured it. */
+  weight?: number;
 }
 
 /** Filters of the history list and delete; all optional, combined with AND. */
