@@ -84,8 +84,20 @@ export function parseQuery(path: string): Record<string, string | string[]> {
   return out;
 }
 
+/** The last address given to bareAddress and its answer: a connection's requests all ask the same. */
+let lastAddress = '';
+let lastBare = '';
+
 /** An address without port or brackets, IPv4-mapped IPv6 shown as IPv4. */
 export function bareAddress(addr: string): string {
+  if (addr === lastAddress) return lastBare;
+  const bare = unbracketed(addr);
+  lastAddress = addr;
+  lastBare = bare;
+  return bare;
+}
+
+function unbracketed(addr: string): string {
   let a = addr.trim();
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(a);
   if (bracketed) a = bracketed[1]!;
@@ -122,43 +134,54 @@ function protocolOf(req: IncomingMessage, trustProxy: boolean): 'http' | 'https'
   return (req.socket as TLSSocket).encrypted ? 'https' : 'http';
 }
 
-/** Builds the one CapturedRequest for `req`, whose body has already been read into `rawBody`. */
-export async function captureRequest(
+/**
+ * Builds the one CapturedRequest for `req`, whose body has already been read into `rawBody`; at
+ * once, but for a multipart body (which parses asynchronously).
+ */
+export function captureRequest(
   req: IncomingMessage,
   path: string,
   rawBody: Buffer,
   options: CaptureOptions,
-): Promise<CapturedRequest> {
+): CapturedRequest | Promise<CapturedRequest> {
   const { headers, duplicates } = collectHeaders(req.rawHeaders);
   const method = (req.method ?? 'GET').toUpperCase();
   const contentType = headers['content-type'];
-  const body = await parseBody(method, contentType, rawBody);
-  const q = path.indexOf('?');
-  const warnings = [...body.warnings, ...duplicates.map((d) => `Duplicate headers found: ${d}`)];
-  return {
-    id: requestId(),
-    receivedAt: Date.now(),
-    method,
-    protocol: protocolOf(req, options.trustProxy),
-    httpVersion: req.httpVersion,
-    host: headers['host'] ?? '',
-    path,
-    pathname: q === -1 ? path : path.slice(0, q),
-    // Node's joined headers, as the rate limiter sees them: the first proxy hop wins.
-    ip: clientIp(req, req.headers, options.trustProxy),
-    headers,
-    duplicateHeaders: duplicates,
-    rawHeaders: req.rawHeaders,
-    query: parseQuery(path),
-    contentType,
-    rawBody,
-    body,
-    files: body.files,
-    warnings,
-    ...((req.socket as TLSSocket).encrypted
-      ? { peerCertificate: peerCertificateOf(req.socket as TLSSocket) }
-      : {}),
+  const body = parseBody(method, contentType, rawBody);
+  const build = (body: ParsedBody): CapturedRequest => {
+    const q = path.indexOf('?');
+    const warnings =
+      duplicates.length === 0
+        ? body.warnings
+        : [...body.warnings, ...duplicates.map((d) => `Duplicate headers found: ${d}`)];
+    const captured: CapturedRequest = {
+      id: requestId(),
+      receivedAt: Date.now(),
+      method,
+      protocol: protocolOf(req, options.trustProxy),
+      httpVersion: req.httpVersion,
+      host: headers['host'] ?? '',
+      path,
+      pathname: q === -1 ? path : path.slice(0, q),
+      // Node's joined headers, as the rate limiter sees them: the first proxy hop wins.
+      ip: clientIp(req, req.headers, options.trustProxy),
+      headers,
+      duplicateHeaders: duplicates,
+      rawHeaders: req.rawHeaders,
+      query: parseQuery(path),
+      contentType,
+      rawBody,
+      body,
+      files: body.files,
+      warnings,
+    };
+    // Added over TLS only (a spread of `{}` in the literal costs V8 a runtime call on every request).
+    if ((req.socket as TLSSocket).encrypted)
+      (captured as { peerCertificate?: CapturedRequest['peerCertificate'] }).peerCertificate =
+        peerCertificateOf(req.socket as TLSSocket);
+    return captured;
   };
+  return body instanceof Promise ? body.then(build) : build(body);
 }
 
 /** Reads the client's certificate off the socket each time: a renegotiation may change it. */

@@ -109,25 +109,35 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; wa
 /**
  * Parses `body` according to `contentType` (undefined when the header is absent).
  * `method` matters only for the missing-Content-Type warning, which the seed gives for POST.
+ * Synchronous but for a multipart body (busboy streams): every other request goes on without
+ * waiting a turn of the event loop.
  */
-export async function parseBody(
+export function parseBody(
   method: string,
   contentType: string | undefined,
   body: Buffer,
-): Promise<ParsedBody> {
-  const parsed = await parseByType(method, contentType, body);
-  // Multipart parts may carry binary files legitimately; every other body is shown decoded as text,
-  // so the client is told when that decoding lost bytes.
+): ParsedBody | Promise<ParsedBody> {
+  const parsed = parseByType(method, contentType, body);
+  return parsed instanceof Promise
+    ? parsed.then((p) => decodingChecked(p, body))
+    : decodingChecked(parsed, body);
+}
+
+/**
+ * Multipart parts may carry binary files legitimately; every other body is shown decoded as text, so
+ * the client is told when that decoding lost bytes.
+ */
+function decodingChecked(parsed: ParsedBody, body: Buffer): ParsedBody {
   if (parsed.kind !== 'multipart' && body.length > 0 && !isUtf8(body))
     parsed.warnings.push(INVALID_UTF8_WARNING);
   return parsed;
 }
 
-async function parseByType(
+function parseByType(
   method: string,
   contentType: string | undefined,
   body: Buffer,
-): Promise<ParsedBody> {
+): ParsedBody | Promise<ParsedBody> {
   const warnings: string[] = [];
   if (contentType === undefined) {
     if (method === 'POST') warnings.push('Missing Content-Type header for the POST request.');
@@ -160,30 +170,36 @@ async function parseByType(
       warnings,
     };
   }
-  if (type === 'multipart/form-data') {
-    try {
-      const mp = await parseMultipart(contentType, body, warnings);
-      return {
-        kind: 'multipart',
-        value: {
-          textFields: mp.textFields,
-          files: mp.files.map((f) => ({
-            name: f.name,
-            fileName: f.fileName,
-            contentType: f.contentType,
-            size: f.size,
-          })),
-        },
-        files: mp.files,
-        showRaw: false,
-        warnings,
-      };
-    } catch (err) {
-      warnings.push(`Error in parsing multipart body. [${err instanceof Error ? err.message : String(err)}]`);
-      return { kind: 'text', files: [], showRaw: true, warnings };
-    }
-  }
+  if (type === 'multipart/form-data') return parseMultipartBody(contentType, body, warnings);
   return { kind: 'text', files: [], showRaw: true, warnings };
+}
+
+async function parseMultipartBody(
+  contentType: string,
+  body: Buffer,
+  warnings: string[],
+): Promise<ParsedBody> {
+  try {
+    const mp = await parseMultipart(contentType, body, warnings);
+    return {
+      kind: 'multipart',
+      value: {
+        textFields: mp.textFields,
+        files: mp.files.map((f) => ({
+          name: f.name,
+          fileName: f.fileName,
+          contentType: f.contentType,
+          size: f.size,
+        })),
+      },
+      files: mp.files,
+      showRaw: false,
+      warnings,
+    };
+  } catch (err) {
+    warnings.push(`Error in parsing multipart body. [${err instanceof Error ? err.message : String(err)}]`);
+    return { kind: 'text', files: [], showRaw: true, warnings };
+  }
 }
 
 /** Feeds a buffered multipart body through busboy. Rejects on malformed input. */
