@@ -52,19 +52,13 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
-/**
- * The X-RateLimit-* headers for a decision, plus Retry-After when refused: added to `into` (a new
- * object by default), which is returned.
- */
-export function rateLimitHeaders(
-  d: RateDecision,
-  now: number = Date.now(),
-  into: Record<string, string> = {},
-): Record<string, string> {
-  const h = into;
-  h['x-ratelimit-limit'] = String(d.limit);
-  h['x-ratelimit-remaining'] = String(d.remaining);
-  h['x-ratelimit-reset'] = String(d.resetAt);
+/** The X-RateLimit-* headers for a decision, plus Retry-After when refused. */
+export function rateLimitHeaders(d: RateDecision, now: number = Date.now()): Record<string, string> {
+  const h: Record<string, string> = {
+    'x-ratelimit-limit': String(d.limit),
+    'x-ratelimit-remaining': String(d.remaining),
+    'x-ratelimit-reset': String(d.resetAt),
+  };
   if (!d.allowed) h['retry-after'] = String(Math.max(1, d.resetAt - Math.floor(now / 1000)));
   return h;
 }
