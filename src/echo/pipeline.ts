@@ -12,12 +12,30 @@ import {
   JSON_TYPE,
   preflightHeaders,
   rateLimitedAnswer,
-  rateLimitHeaders,
   redactHeaders,
+  type RateDecision,
 } from '../http/index.js';
 import { ECHO_CORS, echoDocument } from './echo.js';
 
 const OPEN = corsHeaders(ECHO_CORS);
+const ALLOW_ORIGIN = OPEN['access-control-allow-origin'];
+if (Object.keys(OPEN).join() !== 'access-control-allow-origin' || ALLOW_ORIGIN === undefined)
+  throw new Error('openHeaders below writes the echo CORS headers out: keep them in step');
+
+/**
+ * The headers of every echo answer the rate limit lets through: OPEN's and the rate limit's (as
+ * `rateLimitHeaders` writes them), in one literal of fixed names. Built as `{ ...OPEN,
+ * ...rateLimitHeaders() }`, or by adding the three to a copy of OPEN, they cost V8 a runtime call a
+ * header on every request (about 12k instructions a request under callgrind, in either form).
+ */
+function openHeaders(d: RateDecision): Record<string, string> {
+  return {
+    'access-control-allow-origin': ALLOW_ORIGIN!,
+    'x-ratelimit-limit': String(d.limit),
+    'x-ratelimit-remaining': String(d.remaining),
+    'x-ratelimit-reset': String(d.resetAt),
+  };
+}
 
 /**
  * The echo shows the sender what it sent, credentials included; the copy the history keeps (and the
@@ -57,7 +75,7 @@ export function echoPipeline(ctx: AppContext): EndpointPipeline {
               { headers: OPEN },
             ),
           };
-        return { headers: { ...OPEN, ...rateLimitHeaders(decision, now) } };
+        return { headers: openHeaders(decision) };
       };
       return hit instanceof Promise ? hit.then(check) : check(hit); // the in-memory limiter answers at once
     },
