@@ -1,7 +1,7 @@
 /**
  * A history entry as the `requests` and `request_files` rows that store it: shared by the Kysely
- * insert, the prepared-statement insert and the history worker (which builds the rows from the
- * batch it is handed, off the thread that answers requests).
+ * insert (rows by column name) and the prepared-statement inserts, the history worker's included
+ * (rows as the values they bind, built on the main thread and handed over in one flat list).
  */
 import type { Database } from './schema.js';
 import { entryWeight } from './history-size.js';
@@ -10,35 +10,43 @@ import type { HistoryFile, NewHistoryEntry } from './types.js';
 export type RequestRow = Database['requests'];
 export type FileRow = Omit<Database['request_files'], 'seq'>;
 
-/** The `requests` row of an entry; `size` is its weight (history-size.ts), measured when the writer has not. */
+/** A `requests` column's value, as bound to a prepared statement. */
+export type RowValue = string | number | null;
+
+/** The columns of `requests`, in the order `rowValues` lists an entry's values. */
+export const REQUEST_COLUMNS: (keyof RequestRow)[] = [
+  'id',
+  'endpoint',
+  'created_at',
+  'method',
+  'path',
+  'ip',
+  'status',
+  'behavior',
+  'rule_matched',
+  'rule_id',
+  'duration_ms',
+  'request_headers',
+  'request_body',
+  'request_body_truncated',
+  'response_headers',
+  'response_body',
+  'response_body_truncated',
+  'files',
+  'problems',
+  'response_name',
+  'size',
+  'callout',
+  'http_version',
+  'is_multipart',
+];
+
+/** The `requests` row of an entry by column name (the query builder's insert): `rowValues` under REQUEST_COLUMNS. */
 export function toRow(n: NewHistoryEntry): RequestRow {
-  const e = n.entry;
-  return {
-    id: e.id,
-    endpoint: e.endpoint,
-    created_at: e.createdAt,
-    method: e.method,
-    path: e.path,
-    ip: e.ip,
-    status: e.status,
-    behavior: e.behavior,
-    rule_matched: e.ruleMatched ? 1 : 0,
-    rule_id: e.ruleId,
-    duration_ms: e.durationMs,
-    request_headers: JSON.stringify(e.requestHeaders),
-    request_body: e.requestBody,
-    request_body_truncated: e.requestBodyTruncated ? 1 : 0,
-    response_headers: JSON.stringify(e.responseHeaders),
-    response_body: e.responseBody,
-    response_body_truncated: e.responseBodyTruncated ? 1 : 0,
-    files: JSON.stringify(e.files),
-    problems: JSON.stringify(e.problems),
-    response_name: e.responseName ?? null,
-    size: n.weight ?? entryWeight(n),
-    callout: e.callout ? JSON.stringify(e.callout) : null,
-    http_version: e.httpVersion,
-    is_multipart: e.isMultipart ? 1 : 0,
-  };
+  const values = rowValues(n);
+  const row: Record<string, RowValue> = {};
+  REQUEST_COLUMNS.forEach((column, i) => (row[column] = values[i]!));
+  return row as unknown as RequestRow;
 }
 
 export function fileRow(endpoint: string, f: HistoryFile): FileRow {
@@ -53,13 +61,11 @@ export function fileRow(endpoint: string, f: HistoryFile): FileRow {
   };
 }
 
-/** A `requests` column's value, as bound to a prepared statement. */
-export type RowValue = string | number | null;
-
 /**
- * The `requests` row of an entry as its values in REQUEST_COLUMNS order (sqlite-insert.ts), the form
+ * The `requests` row of an entry as its values in REQUEST_COLUMNS order, the form
  * a prepared statement binds and a worker message carries: a flat list of strings and numbers is
- * copied across threads far more cheaply than objects or JSON (which the other side must parse).
+ * copied across threads far more cheaply than objects or JSON (which the other side must parse). The
+ * size is the weight the history writer measured (history-size.ts), or measured now.
  */
 export function rowValues(n: NewHistoryEntry): RowValue[] {
   const e = n.entry;

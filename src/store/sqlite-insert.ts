@@ -3,7 +3,7 @@
  * the connection settings and the prepared-statement bulk insert.
  */
 import type SQLite from 'better-sqlite3';
-import type { FileRow, RequestRow, RowValue } from './history-row.js';
+import { REQUEST_COLUMNS, type FileRow, type RowValue } from './history-row.js';
 
 /** WAL (readers never wait for the writer), no fsync per commit, and a bounded wait instead of SQLITE_BUSY. */
 export function configureSqlite(db: SQLite.Database, busyTimeoutMs = 5000): void {
@@ -18,32 +18,6 @@ export function configureSqlite(db: SQLite.Database, busyTimeoutMs = 5000): void
   db.pragma('cache_size = -65536');
 }
 
-export const REQUEST_COLUMNS: (keyof RequestRow)[] = [
-  'id',
-  'endpoint',
-  'created_at',
-  'method',
-  'path',
-  'ip',
-  'status',
-  'behavior',
-  'rule_matched',
-  'rule_id',
-  'duration_ms',
-  'request_headers',
-  'request_body',
-  'request_body_truncated',
-  'response_headers',
-  'response_body',
-  'response_body_truncated',
-  'files',
-  'problems',
-  'response_name',
-  'size',
-  'callout',
-  'http_version',
-  'is_multipart',
-];
 export const FILE_COLUMNS: (keyof FileRow)[] = [
   'request_id',
   'endpoint',
@@ -54,7 +28,7 @@ export const FILE_COLUMNS: (keyof FileRow)[] = [
   'data',
 ];
 
-/** How many values a `requests` row has: `rowValues` (history-row.ts) lists them in this order. */
+/** How many values a `requests` row has (`rowValues`, history-row.ts). */
 export const ROW_WIDTH = REQUEST_COLUMNS.length;
 
 /**

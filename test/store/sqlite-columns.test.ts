@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { openSqliteStore } from '../../src/store/index.js';
-import { FILE_COLUMNS, REQUEST_COLUMNS, ROW_WIDTH, sqliteBulkInsert } from '../../src/store/sqlite-insert.js';
-import { rowValues, toRow } from '../../src/store/history-row.js';
+import { FILE_COLUMNS, ROW_WIDTH, sqliteBulkInsert } from '../../src/store/sqlite-insert.js';
+import { REQUEST_COLUMNS, rowValues, toRow } from '../../src/store/history-row.js';
 import { entryWeight } from '../../src/store/history-size.js';
-import type { HistoryEntry } from '../../src/store/index.js';
+import type { HistoryEntry, NewHistoryEntry } from '../../src/store/index.js';
 import { entry } from '../api/history-fixtures.js';
 
 test("the worker's column lists cover every column of requests and request_files", async () => {
@@ -39,7 +39,38 @@ test("the worker's column lists cover every column of requests and request_files
   }
 });
 
-test('rowValues lists an entry in REQUEST_COLUMNS order, every column as toRow has it', () => {
+/** Each column's value for `n`, written out by name: what rowValues and toRow must both give. */
+function expectedRow(n: NewHistoryEntry): Record<string, unknown> {
+  const e = n.entry;
+  return {
+    id: e.id,
+    endpoint: e.endpoint,
+    created_at: e.createdAt,
+    method: e.method,
+    path: e.path,
+    ip: e.ip,
+    status: e.status,
+    behavior: e.behavior,
+    rule_matched: e.ruleMatched ? 1 : 0,
+    rule_id: e.ruleId,
+    duration_ms: e.durationMs,
+    request_headers: JSON.stringify(e.requestHeaders),
+    request_body: e.requestBody,
+    request_body_truncated: e.requestBodyTruncated ? 1 : 0,
+    response_headers: JSON.stringify(e.responseHeaders),
+    response_body: e.responseBody,
+    response_body_truncated: e.responseBodyTruncated ? 1 : 0,
+    files: JSON.stringify(e.files),
+    problems: JSON.stringify(e.problems),
+    response_name: e.responseName ?? null,
+    size: entryWeight(n),
+    callout: e.callout ? JSON.stringify(e.callout) : null,
+    http_version: e.httpVersion,
+    is_multipart: e.isMultipart ? 1 : 0,
+  };
+}
+
+test('rowValues lists an entry in REQUEST_COLUMNS order, and toRow names every column as the table does', () => {
   const full: Partial<HistoryEntry> = {
     status: 418,
     behavior: 'mock-rule',
@@ -71,11 +102,12 @@ test('rowValues lists an entry in REQUEST_COLUMNS order, every column as toRow h
     entry('plain'),
   ];
   for (const e of entries) {
-    const row = toRow(e);
+    const expected = expectedRow(e);
     assert.deepEqual(
       rowValues(e),
-      REQUEST_COLUMNS.map((c) => row[c]),
+      REQUEST_COLUMNS.map((c) => expected[c]),
     );
+    assert.deepEqual({ ...toRow(e) }, expected);
   }
   assert.equal(ROW_WIDTH, REQUEST_COLUMNS.length);
   assert.equal(REQUEST_COLUMNS[0], 'id', "the insert reads a row's id from its first value");
