@@ -4,6 +4,8 @@
  * `--version`.
  * A bad setting stops the start with one line on stderr and exit code 2.
  */
+// First, before the rest of the service loads: see tick-shape.ts.
+import './tick-shape.js';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, SETTINGS, loadConfig, type Config } from './config.js';
