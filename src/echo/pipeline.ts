@@ -11,6 +11,7 @@ import {
   isPreflight,
   JSON_TYPE,
   preflightHeaders,
+  type AnswerHeaders,
   rateLimitedAnswer,
   redactHeaders,
   type RateDecision,
@@ -38,6 +39,12 @@ function openHeaders(d: RateDecision): Record<string, string> {
 }
 
 /**
+ * The echo document's own headers: one object shared by every answer and never written to (the
+ * lifecycle copies it to add the rate limit's), not a literal with a spread built per request.
+ */
+const DOCUMENT_HEADERS: AnswerHeaders = { ...OPEN, 'content-type': JSON_TYPE };
+
+/**
  * The echo shows the sender what it sent, credentials included; the copy the history keeps (and the
  * dashboards see) carries them redacted, like the recorded request headers.
  */
@@ -51,7 +58,7 @@ function echoStep(sensitive: ReadonlySet<string>): Step {
     const doc = echoDocument(request);
     const outcome: Outcome = {
       behavior: 'echo',
-      answer: { status: 200, headers: { ...OPEN, 'content-type': JSON_TYPE }, body: JSON.stringify(doc) },
+      answer: { status: 200, headers: DOCUMENT_HEADERS, body: JSON.stringify(doc) },
     };
     const redacted = redactHeaders(request.headers, sensitive);
     if (redacted !== request.headers) outcome.recordedBody = JSON.stringify({ ...doc, headers: redacted });

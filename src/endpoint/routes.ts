@@ -24,6 +24,7 @@ import {
   tooLargeAnswer,
   type AnswerHeaders,
   type CapturedRequest,
+  withHeaders,
 } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { endpointTarget } from './dispatch.js';
@@ -92,7 +93,7 @@ export async function endpointRoutes(
     let outcome = ran instanceof Promise ? await ran : ran;
     if (pipeline.finish) outcome = pipeline.finish(exchange, outcome);
     // A fresh header object: a step may answer with a shared one.
-    if (extra) outcome.answer = { ...outcome.answer, headers: { ...outcome.answer.headers, ...extra } };
+    if (extra) outcome.answer = withHeaders(outcome.answer, extra);
     const record = (recorded: Pick<Outcome, 'problems' | 'recordedBody'>, truncated = false): void =>
       ctx.history.record(
         historyEntry(name, captured, outcome.answer, {

@@ -19,6 +19,7 @@ export {
   errorAnswer,
   headerValues,
   sendAnswer,
+  withHeaders,
   writeAnswer,
   JSON_TYPE,
   TEXT_TYPE,

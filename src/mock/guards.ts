@@ -13,6 +13,7 @@ import {
   preflightHeaders,
   rateLimitedAnswer,
   TEXT_TYPE,
+  withHeaders,
   type CorsPolicy,
 } from '../http/index.js';
 import type { Settings } from './settings.js';
@@ -42,10 +43,7 @@ export function preflightStep(settingsOf: (x: Exchange) => Settings): Step {
 export function withCors(s: Settings, x: Exchange, o: Outcome): Outcome {
   const policy = corsPolicyOf(s);
   if (!policy) return o;
-  return {
-    ...o,
-    answer: { ...o.answer, headers: { ...o.answer.headers, ...corsHeaders(policy, x.request.headers) } },
-  };
+  return { ...o, answer: withHeaders(o.answer, corsHeaders(policy, x.request.headers)) };
 }
 
 function sameText(a: string, b: string): boolean {
@@ -82,9 +80,12 @@ const PERIOD_MS = { Second: 1000, Minute: 60_000, Hour: 3_600_000 } as const;
  * X-RateLimit-* headers.
  */
 export function rateLimitStep(ctx: AppContext, settingsOf: (x: Exchange) => Settings): Step {
-  return async (x) => {
+  // An endpoint without a rate limit passes at once (no promise, no turn of the event loop).
+  return (x) => {
     const { enabled, rate, period } = settingsOf(x).rateLimit;
-    if (!enabled) return undefined;
+    return enabled ? limited(x, rate, period) : undefined;
+  };
+  async function limited(x: Exchange, rate: number, period: string): Promise<Outcome | undefined> {
     const decision = await ctx.limiter.hit(
       `endpoint:${x.endpoint.name}:${period}`,
       rate,
@@ -99,5 +100,5 @@ export function rateLimitStep(ctx: AppContext, settingsOf: (x: Exchange) => Sett
         `Endpoint "${x.endpoint.name}" allows ${rate} requests a ${period.toLowerCase()}.`,
       ),
     };
-  };
+  }
 }
