@@ -58,14 +58,26 @@ export class EndpointCache {
  */
 export class RecordMemo<T> {
   private readonly byRecord = new WeakMap<EndpointRecord, Promise<T>>();
+  private readonly built = new WeakMap<EndpointRecord, T>();
 
   get(ep: EndpointRecord, build: () => Promise<T>): Promise<T> {
     let c = this.byRecord.get(ep);
     if (!c) {
       c = build();
       this.byRecord.set(ep, c);
-      c.catch(() => this.byRecord.delete(ep));
+      const building = c;
+      building.then(
+        (value) => {
+          if (this.byRecord.get(ep) === building) this.built.set(ep, value);
+        },
+        () => this.byRecord.delete(ep),
+      );
     }
     return c;
+  }
+
+  /** What `get` built for `ep`, once it has been built: read without waiting a turn. */
+  ready(ep: EndpointRecord): T | undefined {
+    return this.built.get(ep);
   }
 }

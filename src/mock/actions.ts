@@ -26,11 +26,11 @@ export type CompiledAction = (
   pathParams: Readonly<Record<string, string>>,
 ) => Promise<Outcome | undefined> | Outcome | undefined;
 
-/** Renders the action's own response (status, headers, body, delay) for one exchange. */
+/** Renders the action's own response (status, headers, body, delay) for one exchange; at once without a delay. */
 export type ResponseRenderer = (
   x: Exchange,
   pathParams: Readonly<Record<string, string>>,
-) => Promise<Outcome>;
+) => Outcome | Promise<Outcome>;
 
 /** Compiles a `callout` action (callout.ts), given the renderer of the action's own response. */
 export type CalloutCompiler = (
@@ -87,7 +87,8 @@ function compileResponse(
   const status = r.status ?? 200;
   const delay = Math.round(r.delay ?? 0);
 
-  return async (x: Exchange, p: Readonly<Record<string, string>>): Promise<Outcome> => {
+  // Answers at once unless the rule delays its answer (no promise, no turn of the event loop).
+  return (x: Exchange, p: Readonly<Record<string, string>>): Outcome | Promise<Outcome> => {
     const problems: string[] = [];
     const out: AnswerHeaders = {};
     for (const h of headers) {
@@ -105,7 +106,6 @@ function compileResponse(
     const b: Rendered = blob ? { ok: true, text: '', problems: [] } : bodyPart(x, p);
     if (!b.ok) return templateFailure(b.error, ruleId);
     problems.push(...b.problems);
-    if (delay > 0) await sleep(delay);
     const outcome: Outcome = {
       behavior: 'mock-rule',
       ruleId,
@@ -113,7 +113,7 @@ function compileResponse(
     };
     if (name !== undefined && name !== '') outcome.responseName = name;
     if (problems.length > 0) outcome.problems = problems;
-    return outcome;
+    return delay > 0 ? sleep(delay).then(() => outcome) : outcome;
   };
 }
 
