@@ -3,16 +3,16 @@
  * the shape (hidden class) of every later one. Imported first by the CLI, before the rest of the
  * service loads.
  *
- * Why: Node builds each tick object as an object literal with two computed symbol keys. V8 forgets
- * a shape that no live object uses at a major garbage collection, and the start-up's collections
- * often find no tick object alive; each then gives the next tick object a new shape. After five of
- * them, the literal's property definitions in `nextTick` are megamorphic for good, and the optimised
- * `nextTick` defines each property through a runtime call (Runtime_DefineKeyedOwnPropertyInLiteral)
- * for the rest of the process: about 5k instructions a tick, five ticks an echo request from Node's
- * own stream code. Without this, about half of the service's starts ended in that state (the cost of
- * `nextTick` about 9 times higher in a CPU profile under load); with it, none of twelve did.
- * `%DebugPrint(process.nextTick)` shows the literal's slots MEGAMORPHIC in the one state and
- * MONOMORPHIC in the other. docs/echo.md tells how this was found.
+ * Why: Node builds each tick object as an object literal with two computed symbol keys. In about
+ * half of the service's starts (7 of 13), the literal's property definitions in `nextTick` ended up
+ * megamorphic (`%DebugPrint(process.nextTick)` shows the slots MEGAMORPHIC, MONOMORPHIC in the other
+ * starts), and the optimised `nextTick` then defined each property through a runtime call
+ * (Runtime_DefineKeyedOwnPropertyInLiteral) for the rest of the process: about 5k instructions a
+ * tick, five ticks an echo request from Node's own stream code (the cost of `nextTick` about 9 times
+ * higher in a CPU profile under load). With one tick object kept alive from the start, none of 16
+ * starts did. Our reading, not checked in V8's source: a major collection drops a shape no live
+ * object has, the start-up's collections often found no tick object alive, and each then gave the
+ * next one a new shape. docs/echo.md tells how this was found.
  */
 import { executionAsyncResource } from 'node:async_hooks';
 

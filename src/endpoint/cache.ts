@@ -65,11 +65,8 @@ export class RecordMemo<T> {
     if (!c) {
       c = build();
       this.byRecord.set(ep, c);
-      const building = c;
-      building.then(
-        (value) => {
-          if (this.byRecord.get(ep) === building) this.built.set(ep, value);
-        },
+      c.then(
+        (value) => this.built.set(ep, value),
         () => this.byRecord.delete(ep),
       );
     }
