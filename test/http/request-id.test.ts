@@ -1,7 +1,8 @@
 /** Request ids (src/http/request-id.ts): UUIDv7 that keep their order within a millisecond and past a clock step back. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { requestId } from '../../src/http/request-id.js';
+import { v7 } from 'uuid';
+import { idFromParts, requestId } from '../../src/http/request-id.js';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const msOf = (id: string): number => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
@@ -23,4 +24,16 @@ test('a clock that steps back does not make an id sort before the previous one',
   const c = requestId(t + 1);
   assert.ok(c > b);
   assert.equal(msOf(c), t + 1, 'the id carries the new time once the clock moves on');
+});
+
+test('an id is laid out as the uuid package lays out a v7 with the same time, counter and random bytes', () => {
+  const random = new Uint8Array(16);
+  const counters = [0, 1, 0x3f, 0x40, 0xfffff, 0x7fffffff, -1, -0x80000000];
+  const times = [0, 1, 0xffffffff, 0x1_0000_0000, Date.now(), 2 ** 48 - 1];
+  for (let i = 0; i < 400; i++) {
+    crypto.getRandomValues(random);
+    const ms = i < times.length ? times[i]! : Math.floor(Math.random() * 2 ** 48);
+    const seq = i < counters.length ? counters[i]! : (Math.random() * 2 ** 32) | 0;
+    assert.equal(idFromParts(ms, seq, random), v7({ msecs: ms, seq, random }), `ms ${ms}, seq ${seq}`);
+  }
 });
