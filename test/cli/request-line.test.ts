@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { requestLineWriter } from '../../src/logger.js';
+import { jsonString, requestLineWriter } from '../../src/logger.js';
 
 function capture(opts: pino.LoggerOptions = {}): { log: pino.Logger; lines: string[] } {
   const lines: string[] = [];
@@ -49,4 +49,64 @@ test('a logger with a mixin gets its line through pino, mixin included', () => {
   const { log, lines } = capture({ mixin: () => ({ extra: 1 }) });
   requestLineWriter(log)('GET', 'a', '/', 200, 1);
   assert.equal(JSON.parse(lines[0]!).extra, 1);
+});
+
+test('one writer used for many requests writes each its own method and host, as pino would', () => {
+  const { log, lines } = capture();
+  const line = requestLineWriter(log);
+  const requests = [
+    ['GET', 'a:1'],
+    ['GET', 'a:1'],
+    ['POST', 'a:1'],
+    ['POST', 'b"2'],
+    ['GET', undefined],
+    ['GET', 'a:1'],
+  ] as const;
+  for (const [method, host] of requests) {
+    log.info({ method, host, url: '/', status: 200, ms: 1 }, 'request');
+    line(method, host, '/', 200, 1);
+  }
+  for (let i = 0; i < lines.length; i += 2) assert.equal(lines[i + 1], lines[i]);
+  assert.deepEqual(
+    lines
+      .filter((_, i) => i % 2 === 1)
+      .map((l) => JSON.parse(l) as { method: string; host?: string })
+      .map((l) => [l.method, l.host]),
+    requests.map(([m, h]) => [m, h]),
+  );
+});
+
+test('jsonString writes every string as JSON.stringify does', () => {
+  const hostile = [
+    '',
+    'plain',
+    'a"b',
+    'back\\slash',
+    '\u0000\u0001\u001f',
+    '\b\f\n\r\t',
+    '\u007f\u0080\u00ff',
+    'é ünïcödé',
+    '\u2028\u2029',
+    '😀 pair',
+    '\ud800 lone high',
+    'lone low \udfff',
+    '\udfff\ud800 reversed',
+    'end high \ud83d',
+  ];
+  for (const s of hostile) assert.equal(jsonString(s), JSON.stringify(s), JSON.stringify(s));
+  // Random strings over the characters JSON.stringify treats apart, and ASCII (a fixed seed, so that a
+  // failure can be replayed).
+  const special = [
+    0x00, 0x08, 0x1f, 0x20, 0x22, 0x2f, 0x5c, 0x7f, 0xe9, 0x2028, 0xd800, 0xdbff, 0xdc00, 0xdfff,
+  ];
+  let x = 17;
+  const rand = (): number => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let i = 0; i < 5000; i++) {
+    let s = '';
+    for (let n = Math.floor(rand() * 12); n > 0; n--)
+      s += String.fromCharCode(
+        rand() < 0.6 ? 0x20 + Math.floor(rand() * 95) : special[Math.floor(rand() * special.length)]!,
+      );
+    assert.equal(jsonString(s), JSON.stringify(s));
+  }
 });
