@@ -362,8 +362,8 @@ export class KyselyStore implements Store {
     return this.history.delete(endpoint, filter);
   }
 
-  purgeHistory(limit: number): Promise<number> {
-    return this.history.purge(limit);
+  purgeHistory(limit: number, now?: number): Promise<number> {
+    return this.history.purge(limit, now);
   }
 
   historyPurgeBacklog(): Promise<number> {

@@ -375,8 +375,12 @@ export interface Store {
    * read at once; the disk space is reclaimed by `purgeHistory`, run in the background.
    */
   deleteHistory(endpoint: string, filter: HistoryFilter): Promise<number>;
-  /** Physically removes up to `limit` deleted entries and their files; returns how many it took. */
-  purgeHistory(limit: number): Promise<number>;
+  /**
+   * Physically removes up to `limit` deleted entries and their files; returns how many it took. Once
+   * it has found none, it may answer 0 without looking until this store deletes more, for up to a
+   * minute (`now`, epoch ms, is when it is asked: the tests move it).
+   */
+  purgeHistory(limit: number, now?: number): Promise<number>;
   /** Deleted entries not purged yet. */
   historyPurgeBacklog(): Promise<number>;
   getHistoryFile(endpoint: string, requestId: string, fieldName: string): Promise<HistoryFile | undefined>;

@@ -87,3 +87,30 @@ test('a failing purge is logged and retried at the next interval; stop waits for
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(calls, after, 'nothing runs after stop');
 });
+
+test('after finding nothing to purge, the purge looks again once this store hides more, or a minute later', async () => {
+  const store = await openSqliteStore(':memory:');
+  try {
+    await store.createEndpoint({ name: 'idle', createdAt: 1, settings: {} });
+    const entries = Array.from({ length: 3 }, () => entry('idle'));
+    await store.insertHistory(entries);
+    const t = Date.now();
+    assert.equal(await store.purgeHistory(10, t), 0, 'nothing hidden');
+    // Hidden behind this store's back (another instance sharing the database): not looked for yet.
+    const first = entries[0]!.entry;
+    await store.db
+      .insertInto('history_hidden')
+      .values({ endpoint: 'idle', created_at: first.createdAt, id: first.id })
+      .execute();
+    assert.equal(await store.purgeHistory(10, t + 1000), 0, 'within the minute, not asked');
+    assert.equal(await rowsOnDisk(store, 'idle'), 3);
+    assert.equal(await store.purgeHistory(10, t + 61_000), 1, 'a minute later, found');
+    assert.equal(await rowsOnDisk(store, 'idle'), 2);
+    // A delete through this store wakes the purge at once.
+    assert.equal(await store.deleteHistory('idle', {}), 2);
+    assert.equal(await store.purgeHistory(10, t + 62_000), 2);
+    assert.equal(await rowsOnDisk(store, 'idle'), 0);
+  } finally {
+    await store.close();
+  }
+});
