@@ -62,10 +62,12 @@ export function sqliteBulkInsert(
       throw new Error(`history rows: ${values.length} values is not a whole number of rows`);
     const s = prepare();
     const skipped = new Set<RowValue>();
+    // Values go as arguments, not as one array: better-sqlite3 reads an array's elements through V8's
+    // generic property lookup (Object::Get), about a fifth of the history worker's instructions a
+    // row under callgrind; arguments it reads directly (twice as fast a row in a micro-benchmark).
     for (let i = 0; i < values.length; i += ROW_WIDTH) {
-      const row = values.slice(i, i + ROW_WIDTH);
-      if (s.row.run(row).changes === 0) skipped.add(row[0]!);
+      if (s.row.run(...values.slice(i, i + ROW_WIDTH)).changes === 0) skipped.add(values[i]!);
     }
-    for (const f of files) if (!skipped.has(f.request_id)) s.file.run(FILE_COLUMNS.map((c) => f[c]));
+    for (const f of files) if (!skipped.has(f.request_id)) s.file.run(...FILE_COLUMNS.map((c) => f[c]));
   });
 }
