@@ -15,8 +15,9 @@ export function sensitiveHeaders(
 
 /** A body as the history keeps it: its first `limit` bytes, as text, and whether it was cut. */
 export function cut(body: string | Buffer, limit: number): { text: string; truncated: boolean } {
-  // A string under the limit is kept as it is: measured, not encoded.
-  if (typeof body === 'string' && Buffer.byteLength(body, 'utf8') <= limit)
+  // A string under the limit is kept as it is: not measured when even three bytes a UTF-16 unit (the
+  // most UTF-8 takes) would fit, else measured, not encoded.
+  if (typeof body === 'string' && (body.length * 3 <= limit || Buffer.byteLength(body, 'utf8') <= limit))
     return { text: body, truncated: false };
   const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   if (buf.length <= limit) return { text: buf.toString('utf8'), truncated: false };
