@@ -19,7 +19,7 @@ import {
   drainAndClose,
   mayHaveBody,
   readBody,
-  sendAnswer,
+  replyDirect,
   TEXT_TYPE,
   tooLargeAnswer,
   type AnswerHeaders,
@@ -80,7 +80,7 @@ export async function endpointRoutes(
       if (checked.refuse) {
         // The body is discarded within the same bounds as a refused one, not read to its end.
         drainAndClose(request.raw);
-        return sendAnswer(reply, checked.refuse);
+        return replyDirect(reply, checked.refuse);
       }
       extra = checked.headers;
     }
@@ -111,7 +111,7 @@ export async function endpointRoutes(
       );
     if (!outcome.answer.stream) {
       record(outcome);
-      return sendAnswer(reply, outcome.answer);
+      return replyDirect(reply, outcome.answer);
     }
     return sendStreamed(reply, outcome, ctx.config.captureLimit, record);
   };
@@ -183,7 +183,7 @@ function readAndCapture(
       // No `Connection: close`: Node would destroy the socket right after the answer, under the
       // client's writes, and a client that reads only after sending would see a reset, not the 413.
       drainAndClose(request.raw);
-      void sendAnswer(reply, tooLargeAnswer(ctx.config.bodyLimit, extraHeaders));
+      void replyDirect(reply, tooLargeAnswer(ctx.config.bodyLimit, extraHeaders));
     } else {
       request.raw.destroy();
       void reply.hijack();

@@ -18,6 +18,7 @@ export { clientErrorHandler } from './client-error.js';
 export {
   errorAnswer,
   headerValues,
+  replyDirect,
   sendAnswer,
   withHeaders,
   writeAnswer,
