@@ -38,7 +38,7 @@ export function requestId(now = Date.now()): string {
     seq = (seq + 1) | 0;
     if (seq === 0) msPart = millisecondPart(++lastMs); // 2^32 ids in one ms: borrow the next ms, as uuid does
   }
-  return idText(msPart, seq, pool[at + 10]!, poolHex.slice(2 * at + 22, 2 * at + 32));
+  return idText(msPart, seq, pool, poolHex, at);
 }
 
 /**
@@ -61,9 +61,10 @@ function millisecondPart(ms: number): string {
 
 /**
  * The id's text after the millisecond's part: version 7 and the counter's top 12 bits, the variant
- * and the next 14, then its last 6 above 2 random bits and 5 random bytes (`tail`, as hex).
+ * and the next 14, then its last 6 above 2 random bits and 5 random bytes, from the 16 random bytes
+ * at `at` in `bytes` (`hex` is their hex: the last 5 are sliced from it, not formatted).
  */
-export function idText(msPart: string, seq: number, random10: number, tail: string): string {
+function idText(msPart: string, seq: number, bytes: Uint8Array, hex: string, at: number): string {
   return (
     msPart +
     HEX[0x70 | ((seq >>> 28) & 0x0f)]! +
@@ -72,12 +73,16 @@ export function idText(msPart: string, seq: number, random10: number, tail: stri
     HEX[0x80 | ((seq >>> 14) & 0x3f)]! +
     HEX[(seq >>> 6) & 0xff]! +
     '-' +
-    HEX[((seq << 2) & 0xff) | (random10 & 0x03)]! +
-    tail
+    HEX[((seq << 2) & 0xff) | (bytes[at + 10]! & 0x03)]! +
+    hex.slice(2 * at + 22, 2 * at + 32)
   );
 }
 
-/** The id made from these parts, as `idText` lays it out (for the test that checks it against `v7`). */
+/**
+ * The id made from these parts by the code `requestId` uses (for the test that checks it against
+ * `v7`); the random bytes sit at offset 0 here, where `requestId` reads them at a pool offset.
+ */
 export function idFromParts(ms: number, seq: number, random: Uint8Array): string {
-  return idText(millisecondPart(ms), seq, random[10]!, Buffer.from(random.subarray(11, 16)).toString('hex'));
+  const bytes = Buffer.from(random.buffer, random.byteOffset, 16);
+  return idText(millisecondPart(ms), seq, bytes, bytes.toString('hex'), 0);
 }

@@ -104,7 +104,7 @@ export async function deleteEntries(
  * found the table empty: entries hidden by another instance sharing the database, or left over by one
  * that stopped, wait at most this long.
  */
-export const PURGE_RECHECK_MS = 60_000;
+const PURGE_RECHECK_MS = 60_000;
 
 export class HistoryTable {
   /** Deletes that hid entries on this connection, counted. */
