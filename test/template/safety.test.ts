@@ -102,6 +102,37 @@ test('unknown helpers, unknown block helpers and throwing helpers render empty a
   );
 });
 
+test('a compiled template renders alike every time: guards, problems, budgets and request data hold on later renders', () => {
+  // Handlebars' set-up of its helpers and prototype rules runs at a template's first render only
+  // (engine.ts, templateOf): each later render must behave as the first did.
+  const guarded = compileTemplate(
+    '{{constructor.name}}{{lookup this "constructor"}}{{lookup (body "a") "__proto__"}}',
+  );
+  const noted = compileTemplate('a{{nope 1}}b{{#nada}}x{{/nada}}c');
+  const looping = compileTemplate('{{#repeat 20000}}x{{/repeat}}');
+  const echoing = compileTemplate(
+    '{{#*inline "q"}}[{{queryParam "q"}}]{{/inline}}{{> q}}{{#each (array 1 2)}}{{this}}{{/each}}',
+  );
+  for (let i = 0; i < 3; i++) {
+    const g = guarded.render(INPUT);
+    assert.deepEqual(g, { ok: true, text: '', problems: [] }, `render ${i + 1}`);
+    const n = noted.render(INPUT);
+    assert.ok(n.ok);
+    assert.equal(n.text, 'abc');
+    // Noted afresh each time, and only once each.
+    assert.deepEqual(
+      n.problems,
+      ['unknown helper "nope"', 'unknown helper "nada"', 'unknown block helper "nada"'],
+      `render ${i + 1}`,
+    );
+    const l = looping.render(INPUT);
+    assert.equal(l.ok, false, `render ${i + 1}: the loop budget holds`);
+    const q = `call ${i}`;
+    const e = echoing.render({ ...INPUT, query: { q } });
+    assert.deepEqual(e, { ok: true, text: `[${q}]12`, problems: [] });
+  }
+});
+
 test('syntax errors are recovered: the broken fragment is output as text, the rest still renders', () => {
   const r = run('{"q":"{{queryParam \'q\'}}", "broken": "{{#if}}"}');
   assert.ok(r.ok);
