@@ -4,13 +4,17 @@
  *
  * The writer reports every batch it wrote; what each endpoint holds is known from the last time it
  * was measured plus what was written since, so that a batch within the caps costs no query. Past a
- * cap the store trims the endpoint's oldest entries and measures it again. Deletes by the API or the
- * retention only make the estimate too high, which costs one early measure; it is also measured
- * again once a minute, for the entries other instances write to a shared database.
+ * cap the store trims the endpoint's oldest entries. It trusts the estimate, and deletes without
+ * counting, only when it can tell that nothing was removed since the count (HistoryTrim.removals:
+ * on SQLite, whose file is this process's alone); otherwise it counts first. Deletes by the API or
+ * the retention only make the estimate too high, which costs one early count, never an entry the
+ * caps allow. The endpoint is counted again at least once a minute, for the entries other instances
+ * write to a shared database, and after a write that failed (a batch written again may have been
+ * stored the first time: its entries would be counted twice).
  *
  * A trim goes 1 % below the caps (a low-water mark), so that an endpoint at its cap under steady
- * load is measured once every hundredth of its cap, not after every batch: measuring counts the
- * endpoint's whole time index (100,000 entries by default) on the thread that answers requests.
+ * load is trimmed once every hundredth of its cap, not after every batch: a count reads the
+ * endpoint's whole time index (100,000 entries by default).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { NewHistoryEntry, Store } from './types.js';
@@ -23,7 +27,10 @@ export interface HistoryCaps {
 interface Usage {
   entries: number;
   bytes: number;
+  /** When the store last counted the endpoint. */
   measuredAt: number;
+  /** The store's removals then (HistoryTrim.removals). */
+  removals: number | undefined;
 }
 
 const REMEASURE_MS = 60_000;
@@ -71,15 +78,29 @@ export class EndpointHistoryCap {
       }
       // Known to be over a cap: down to the low-water mark. Not known (a first or a periodic
       // measure): down to the caps only, so that a measure alone never takes more than they allow.
-      trimmed += await this.trim(endpoint, at, fresh ? this.low : this.caps);
+      trimmed += await this.trim(endpoint, at, fresh ? this.low : this.caps, fresh ? u : undefined);
     }
     return trimmed;
   }
 
-  private async trim(endpoint: string, at: number, to: HistoryCaps): Promise<number> {
+  /** Forgets every estimate: each endpoint is counted at its next trim. */
+  forget(): void {
+    this.usage.clear();
+  }
+
+  private async trim(endpoint: string, at: number, to: HistoryCaps, known?: Usage): Promise<number> {
     try {
-      const r = await this.store.trimHistory(endpoint, to);
-      this.usage.set(endpoint, { entries: r.entries, bytes: r.bytes, measuredAt: at });
+      const estimate =
+        known?.removals === undefined
+          ? undefined
+          : { entries: known.entries, bytes: known.bytes, removals: known.removals };
+      const r = await this.store.trimHistory(endpoint, to, estimate);
+      this.usage.set(endpoint, {
+        entries: r.entries,
+        bytes: r.bytes,
+        measuredAt: r.estimated && known ? known.measuredAt : at,
+        removals: r.removals,
+      });
       if (r.deleted > 0)
         this.log?.debug({ endpoint, deleted: r.deleted }, 'history cap: oldest entries removed');
       return r.deleted;

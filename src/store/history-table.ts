@@ -84,6 +84,20 @@ export function notHidden(eb: RequestsEb) {
   );
 }
 
+/**
+ * Whether `endpoint` has hidden entries: when it has none, a read may leave out `notHidden`, which
+ * tests every entry it reads against `history_hidden`.
+ */
+export async function hasHidden(db: Db, endpoint: string): Promise<boolean> {
+  const r = await db
+    .selectFrom('history_hidden')
+    .select('id')
+    .where('endpoint', '=', endpoint)
+    .limit(1)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
 /** Deletes entries of one endpoint and their files, by id (the purge and retention). */
 export async function deleteEntries(
   tx: Transaction<Database>,
@@ -155,16 +169,6 @@ export class HistoryTable {
    * Whether some of the endpoint's entries are hidden and not purged yet. Reads ask first and add
    * the anti-join only then: on a table with nothing hidden it would still cost a probe per row.
    */
-  private async hiding(db: Db, endpoint: string): Promise<boolean> {
-    const r = await db
-      .selectFrom('history_hidden')
-      .select('id')
-      .where('endpoint', '=', endpoint)
-      .limit(1)
-      .executeTakeFirst();
-    return r !== undefined;
-  }
-
   private applyFilter<O>(
     q: SelectQueryBuilder<Database, 'requests', O>,
     endpoint: string,
@@ -211,7 +215,7 @@ export class HistoryTable {
     limit: number,
     cursor?: string,
   ): Promise<Page<HistoryEntry>> {
-    const hiding = await this.hiding(this.db, endpoint);
+    const hiding = await hasHidden(this.db, endpoint);
     let q = this.applyFilter(this.db.selectFrom('requests').selectAll(), endpoint, filter, hiding);
     if (cursor !== undefined) {
       const c = decodeCursor(cursor);
@@ -236,7 +240,7 @@ export class HistoryTable {
   }
 
   async count(endpoint: string, filter: HistoryFilter): Promise<number> {
-    const hiding = await this.hiding(this.db, endpoint);
+    const hiding = await hasHidden(this.db, endpoint);
     const r = await this.applyFilter(
       this.db.selectFrom('requests').select((eb) => eb.fn.countAll().as('n')),
       endpoint,
@@ -289,7 +293,7 @@ export class HistoryTable {
     for (let attempt = 1; ; attempt++) {
       try {
         const hidden = await this.db.transaction().execute(async (tx) => {
-          const hiding = await this.hiding(tx, endpoint);
+          const hiding = await hasHidden(tx, endpoint);
           const r = await tx
             .insertInto('history_hidden')
             .columns(['endpoint', 'created_at', 'id'])

@@ -7,7 +7,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { deleteEntries, notHidden } from './history-table.js';
+import { deleteEntries, hasHidden, notHidden } from './history-table.js';
 
 /** What an endpoint's visible history holds. */
 export interface HistoryUsage {
@@ -18,22 +18,23 @@ export interface HistoryUsage {
 /**
  * Brings one endpoint's history within `maxEntries` and `maxBytes`, dropping its oldest entries, at
  * most `chunk` (and about 16 MiB) per transaction, yielding to requests between them. Returns what
- * the history holds afterwards and how many entries went. Count and sum read the time-order index
- * alone (it carries each entry's size).
+ * the history holds afterwards and how many entries went.
+ *
+ * `known` is what the caller knows the endpoint holds (a count it had this function make, plus what
+ * was written since, nothing removed since): the trim then deletes without counting. Counting reads
+ * the endpoint's whole time index (100,000 entries by default), which under a steady load at the cap
+ * cost the history worker more than its inserts (bench:echo). Count and sum read that index alone
+ * (it carries each entry's size); the test of each entry against `history_hidden` is left out when
+ * the endpoint has nothing hidden, which made the count 2.5 times slower.
  */
 export async function trimHistoryRows(
   db: Kysely<Database>,
   endpoint: string,
   caps: { maxEntries: number; maxBytes: number },
-  chunk = 500,
+  opts: { known?: HistoryUsage; chunk?: number } = {},
 ): Promise<HistoryUsage & { deleted: number }> {
-  const r = await db
-    .selectFrom('requests')
-    .select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum<number | string | null>('size').as('bytes')])
-    .where('endpoint', '=', endpoint)
-    .where(notHidden)
-    .executeTakeFirstOrThrow();
-  const usage = { entries: Number(r.n), bytes: Number(r.bytes ?? 0), deleted: 0 };
+  const chunk = opts.chunk ?? 500;
+  const usage = { ...(opts.known ?? (await measure(db, endpoint))), deleted: 0 };
   const over = () => usage.entries > caps.maxEntries || usage.bytes > caps.maxBytes;
   while (over()) {
     const n = await db.transaction().execute(async (tx) => {
@@ -63,4 +64,15 @@ export async function trimHistoryRows(
     await yieldToRequests();
   }
   return usage;
+}
+
+/** Counts an endpoint's visible entries and sums their sizes. */
+async function measure(db: Kysely<Database>, endpoint: string): Promise<HistoryUsage> {
+  let q = db
+    .selectFrom('requests')
+    .select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum<number | string | null>('size').as('bytes')])
+    .where('endpoint', '=', endpoint);
+  if (await hasHidden(db, endpoint)) q = q.where(notHidden);
+  const r = await q.executeTakeFirstOrThrow();
+  return { entries: Number(r.n), bytes: Number(r.bytes ?? 0) };
 }

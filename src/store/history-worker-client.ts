@@ -42,8 +42,9 @@ export class HistoryInsertWorker {
   async trim(
     endpoint: string,
     caps: { maxEntries: number; maxBytes: number },
+    known?: HistoryUsage,
   ): Promise<HistoryUsage & { deleted: number }> {
-    const reply = await this.send('trim', (seq): TrimMessage => ({ seq, trim: { endpoint, caps } }));
+    const reply = await this.send('trim', (seq): TrimMessage => ({ seq, trim: { endpoint, caps, known } }));
     if (!reply.usage) throw new Error('history worker: a trim answered without usage');
     return reply.usage;
   }

@@ -4,7 +4,7 @@
  * on the thread that answers requests. One message per batch: `{ seq, rows, files }` in (the rows as
  * one flat list of the values the insert binds), `{ seq, error? }` out once the transaction has
  * committed (or failed). The per-endpoint caps are kept here too: `{ seq, trim }` counts an endpoint
- * and deletes its oldest entries (history-trim.ts), answered with `{ seq, usage }`; on the main
+ * (unless the store vouches for what it holds) and deletes its oldest entries (history-trim.ts), answered with `{ seq, usage }`; on the main
  * thread that count over 100,000 index entries and the deletes stalled every request. Messages are
  * handled one at a time, in order.
  */
@@ -25,7 +25,8 @@ export interface InsertMessage {
 }
 export interface TrimMessage {
   seq: number;
-  trim: { endpoint: string; caps: { maxEntries: number; maxBytes: number } };
+  /** `known`: what the endpoint holds, when the store can vouch for it (trimHistoryRows). */
+  trim: { endpoint: string; caps: { maxEntries: number; maxBytes: number }; known?: HistoryUsage };
 }
 /** The answer to an insert or a trim. */
 export interface WorkerReply {
@@ -57,7 +58,9 @@ async function handle(m: InsertMessage | TrimMessage | 'close'): Promise<void> {
     return;
   }
   if ('trim' in m)
-    await answer(m.seq, async () => ({ usage: await trimHistoryRows(kdb, m.trim.endpoint, m.trim.caps) }));
+    await answer(m.seq, async () => ({
+      usage: await trimHistoryRows(kdb, m.trim.endpoint, m.trim.caps, { known: m.trim.known }),
+    }));
   else await answer(m.seq, () => insertBatch(m));
 }
 

@@ -173,6 +173,7 @@ export class HistoryWriter {
         await this.store.insertHistory(entries);
       } catch (err) {
         this.log?.error({ err }, 'history write failed; will retry');
+        this.cap?.forget();
         this.failedAt = this.now();
         this.inFlight = [];
         this.items = [...batch, ...this.items.slice(this.head)];

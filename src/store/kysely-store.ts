@@ -23,8 +23,10 @@ import type {
   EndpointRecord,
   CalloutRecord,
   HistoryEntry,
+  HistoryEstimate,
   HistoryFile,
   HistoryFilter,
+  HistoryTrim,
   JsonObject,
   MtlsCaRecord,
   MtlsCertRecord,
@@ -43,6 +45,8 @@ import type {
 } from './types.js';
 
 export class KyselyStore implements Store {
+  /** Removals of history ended on this store (trimHistory). */
+  private removals = 0;
   private readonly history: HistoryTable;
   private readonly blobs: BlobTable;
   private readonly specs: SpecTable;
@@ -61,6 +65,7 @@ export class KyselyStore implements Store {
     private readonly trimElsewhere?: (
       endpoint: string,
       caps: { maxEntries: number; maxBytes: number },
+      known: HistoryUsage | undefined,
     ) => Promise<HistoryUsage & { deleted: number }>,
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
@@ -160,19 +165,21 @@ export class KyselyStore implements Store {
   }
 
   async deleteEndpoint(name: string): Promise<boolean> {
-    return this.db.transaction().execute(async (tx) => {
-      const r = await tx.deleteFrom('endpoints').where('name', '=', name).executeTakeFirst();
-      if (Number(r.numDeletedRows) === 0) return false;
-      await tx.deleteFrom('rules').where('endpoint', '=', name).execute();
-      await this.history.deleteEndpointHistory(tx, name);
-      await tx.deleteFrom('state').where('endpoint', '=', name).execute();
-      await tx.deleteFrom('blobs').where('endpoint', '=', name).execute();
-      await SpecTable.deleteEndpoint(tx, name);
-      await this.crud.deleteEndpoint(tx, name);
-      await MtlsTable.deleteEndpoint(tx, name);
-      await tx.deleteFrom('api_keys').where('endpoint', '=', name).execute();
-      return true;
-    });
+    return this.removing(
+      this.db.transaction().execute(async (tx) => {
+        const r = await tx.deleteFrom('endpoints').where('name', '=', name).executeTakeFirst();
+        if (Number(r.numDeletedRows) === 0) return false;
+        await tx.deleteFrom('rules').where('endpoint', '=', name).execute();
+        await this.history.deleteEndpointHistory(tx, name);
+        await tx.deleteFrom('state').where('endpoint', '=', name).execute();
+        await tx.deleteFrom('blobs').where('endpoint', '=', name).execute();
+        await SpecTable.deleteEndpoint(tx, name);
+        await this.crud.deleteEndpoint(tx, name);
+        await MtlsTable.deleteEndpoint(tx, name);
+        await tx.deleteFrom('api_keys').where('endpoint', '=', name).execute();
+        return true;
+      }),
+    );
   }
 
   async updateEndpointSettings(name: string, settings: JsonObject): Promise<boolean> {
@@ -355,11 +362,11 @@ export class KyselyStore implements Store {
   }
 
   deleteHistoryEntry(endpoint: string, id: string): Promise<boolean> {
-    return this.history.deleteOne(endpoint, id);
+    return this.removing(this.history.deleteOne(endpoint, id));
   }
 
   deleteHistory(endpoint: string, filter: HistoryFilter): Promise<number> {
-    return this.history.delete(endpoint, filter);
+    return this.removing(this.history.delete(endpoint, filter));
   }
 
   purgeHistory(limit: number, now?: number): Promise<number> {
@@ -379,14 +386,39 @@ export class KyselyStore implements Store {
   }
 
   pruneHistory(before: number, maxPerEndpoint: number, chunk?: number): Promise<number> {
-    return pruneHistoryRows(this.db, (ep) => this.history.count(ep, {}), before, maxPerEndpoint, chunk);
+    return this.removing(
+      pruneHistoryRows(this.db, (ep) => this.history.count(ep, {}), before, maxPerEndpoint, chunk),
+    );
   }
 
-  trimHistory(
+  async trimHistory(
     endpoint: string,
     caps: { maxEntries: number; maxBytes: number },
-  ): Promise<{ entries: number; bytes: number; deleted: number }> {
-    return this.trimElsewhere ? this.trimElsewhere(endpoint, caps) : trimHistoryRows(this.db, endpoint, caps);
+    estimate?: HistoryEstimate,
+  ): Promise<HistoryTrim> {
+    // Only SQLite's file is this process's alone: on PostgreSQL another instance may have removed
+    // entries since, and an estimate too high would drop entries the caps allow.
+    const removals = this.dialect === 'sqlite' ? this.removals : undefined;
+    const known =
+      estimate && estimate.removals === removals
+        ? { entries: estimate.entries, bytes: estimate.bytes }
+        : undefined;
+    const r = this.trimElsewhere
+      ? await this.trimElsewhere(endpoint, caps, known)
+      : await trimHistoryRows(this.db, endpoint, caps, { known });
+    return { ...r, ...(removals !== undefined && { removals }), ...(known && { estimated: true }) };
+  }
+
+  /**
+   * Counts a removal of history once it has ended, whether it succeeded or not: a trim's count
+   * read before that is not trusted afterwards (trimHistory).
+   */
+  private async removing<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } finally {
+      this.removals++;
+    }
   }
 
   // ---- state (state-table.ts) ----

@@ -54,7 +54,7 @@ export async function openSqliteStore(
     worker ? (entries) => worker.insert(entries) : insertOnThisThread(db),
     () => worker?.close(),
     // The caps are kept on the worker's connection too: counting and deleting there never stall requests.
-    worker && ((endpoint, caps) => worker.trim(endpoint, caps)),
+    worker && ((endpoint, caps, known) => worker.trim(endpoint, caps, known)),
   );
   await store.migrate();
   return store;

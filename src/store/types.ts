@@ -122,6 +122,29 @@ export interface NewHistoryEntry {
 }
 
 /** Filters of the history list and delete; all optional, combined with AND. */
+/** What a trim left in an endpoint's history, and how many entries it dropped. */
+export interface HistoryTrim {
+  entries: number;
+  bytes: number;
+  deleted: number;
+  /**
+   * How many times this store had removed history (deletes, retention, endpoint deletion; not trims)
+   * when `entries` and `bytes` were true. Absent where removals the store cannot see are possible
+   * (a database other instances share): then an estimate is never trusted.
+   */
+  removals?: number;
+  /** The store took the estimate it was given and did not count. */
+  estimated?: boolean;
+}
+
+/** What an endpoint is believed to hold: a trim's figures plus the entries written since. */
+export interface HistoryEstimate {
+  entries: number;
+  bytes: number;
+  /** The trim's `removals`. */
+  removals: number;
+}
+
 export interface HistoryFilter {
   dateFrom?: number;
   dateTo?: number;
@@ -396,12 +419,15 @@ export interface Store {
   pruneHistory(before: number, maxPerEndpoint: number, chunk?: number): Promise<number>;
   /**
    * Brings one endpoint's history within both caps, dropping its oldest entries; returns what it holds
-   * afterwards and how many went (entries hidden by a delete count for neither).
+   * afterwards and how many went (entries hidden by a delete count for neither). `estimate`, what an
+   * earlier trim returned plus the entries written since, spares the count when the store can tell
+   * that nothing was removed in between (HistoryTrim.removals); otherwise the store counts.
    */
   trimHistory(
     endpoint: string,
     caps: { maxEntries: number; maxBytes: number },
-  ): Promise<{ entries: number; bytes: number; deleted: number }>;
+    estimate?: HistoryEstimate,
+  ): Promise<HistoryTrim>;
 
   listState(endpoint: string): Promise<StateItem[]>;
   getState(endpoint: string, type: string, key: string): Promise<StateItem | undefined>;

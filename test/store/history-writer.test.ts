@@ -173,6 +173,84 @@ test('an endpoint at its cap is trimmed 1 % below it, so that a steady load meas
   assert.equal(state.stored, 990);
 });
 
+test('the cap hands the store its estimate between counts, and asks for a count a minute after the last, after a removal the store reports, and after a failed write', async () => {
+  const calls: { estimate: { entries: number; removals: number } | undefined }[] = [];
+  const state = { stored: 0, removals: 0, failNext: false };
+  const seen = new Set<string>();
+  const store = {
+    insertHistory: (entries: NewHistoryEntry[]) => {
+      // Entries written before are skipped, as the real insert does.
+      for (const e of entries) if (!seen.has(e.entry.id)) state.stored += seen.add(e.entry.id) && 1;
+      if (state.failNext) {
+        // Written, but the acknowledgement is lost: the writer will write the batch again.
+        state.failNext = false;
+        return Promise.reject(new Error('acknowledgement lost'));
+      }
+      return Promise.resolve();
+    },
+    trimHistory: (
+      _endpoint: string,
+      caps: { maxEntries: number },
+      estimate?: { entries: number; removals: number },
+    ) => {
+      calls.push({ estimate: estimate && { entries: estimate.entries, removals: estimate.removals } });
+      const taken = estimate?.removals === state.removals;
+      const deleted = Math.max(0, (taken ? estimate.entries : state.stored) - caps.maxEntries);
+      state.stored -= deleted;
+      return Promise.resolve({
+        entries: taken ? estimate.entries - deleted : state.stored,
+        bytes: 0,
+        deleted,
+        removals: state.removals,
+        ...(taken && { estimated: true }),
+      });
+    },
+  } as unknown as Store;
+  let now = 0;
+  const w = new HistoryWriter(store, undefined, {
+    perEndpoint: { maxEntries: 1000, maxBytes: 1e9 },
+    now: () => now,
+  });
+  const write = async (n: number) => {
+    for (let i = 0; i < n; i++) w.record(entry('shop'));
+    await w.flush();
+  };
+  const last = () => calls[calls.length - 1]!.estimate;
+  await write(1000);
+  assert.equal(last(), undefined, 'the first trim counts');
+  await write(20);
+  assert.deepEqual(last(), { entries: 1020, removals: 0 }, 'past the cap: the count plus what came since');
+  assert.equal(state.stored, 990);
+  now += 30_000;
+  await write(20);
+  assert.deepEqual(last(), { entries: 1010, removals: 0 }, 'an estimated trim continues the estimate');
+  now += 31_000;
+  await write(20);
+  assert.equal(last(), undefined, 'a minute after the last count: counted again, estimated trims or not');
+  await write(20);
+  assert.deepEqual(last(), { entries: 1020, removals: 0 });
+  state.removals++;
+  state.stored -= 500;
+  const before = calls.length;
+  await write(20);
+  assert.equal(calls.length, before + 1);
+  assert.equal(state.stored, 510, 'the stale estimate (1010) was not used: nothing went');
+  state.failNext = true;
+  const beforeFailure = calls.length;
+  for (let i = 0; i < 600; i++) w.record(entry('shop'));
+  await w.flush(); // returns at the failure
+  now += 2000; // past the writer's pause after a failure (its timer is real: about a second)
+  for (let i = 0; i < 50 && calls.length === beforeFailure; i++) await new Promise((r) => setTimeout(r, 100));
+  await w.flush();
+  assert.equal(
+    calls[beforeFailure]!.estimate,
+    undefined,
+    'after a failed write the cap counts: the batch may have been stored the first time',
+  );
+  assert.ok(state.stored <= 1000, `${state.stored} stored`);
+  await w.close();
+});
+
 test('close() retries a failing store, then reports (and logs) how many entries are lost', async () => {
   const lines: unknown[][] = [];
   const log = { error: (...a: unknown[]) => lines.push(a) } as never;
