@@ -4,9 +4,9 @@
  * on the thread that answers requests. One message per batch: `{ seq, rows, files }` in (the rows as
  * one flat list of the values the insert binds), `{ seq, error? }` out once the transaction has
  * committed (or failed). The per-endpoint caps are kept here too: `{ seq, trim }` counts an endpoint
- * (unless the store vouches for what it holds) and deletes its oldest entries (history-trim.ts), answered with `{ seq, usage }`; on the main
- * thread that count over 100,000 index entries and the deletes stalled every request. Messages are
- * handled one at a time, in order.
+ * (unless the store vouches for what it holds) and deletes its oldest entries (history-trim.ts),
+ * answered with `{ seq, usage }`; on the main thread that count over 100,000 index entries and the
+ * deletes stalled every request. Messages are handled one at a time, in order.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
