@@ -113,3 +113,29 @@ test("the endpoint's locale picks faker's locale", () => {
   const r = render("{{faker 'person.firstName'}}", { locale: 'xx_YY' });
   assert.ok(r.problems.some((p) => /no locale "xx_YY"/.test(p)));
 });
+
+test('faker names found once per instance: unknown names, names built from the request and guarded ones behave alike every time', () => {
+  // The methods found are kept per faker instance and name (helpers/faker.ts), in a bounded table:
+  // a template that builds names from the request must not grow it without end, nor break later calls.
+  const dynamic = compileTemplate("{{faker (queryParam 'n')}}");
+  for (let i = 0; i < 1100; i++) {
+    const r = dynamic.render({ ...INPUT, query: { n: `person.nope${i}` } });
+    assert.ok(r.ok);
+    assert.equal(r.text, '');
+    assert.deepEqual(r.problems, [`faker: unknown attribute "person.nope${i}"`]);
+  }
+  for (let i = 0; i < 3; i++) {
+    assert.match(dynamic.render({ ...INPUT, query: { n: 'person.firstName' } }).text, /^\S+/);
+    assert.equal(text("{{faker 'person.constructor'}}"), '', 'still refused once looked up');
+    assert.equal(text("{{faker 'helpers.constructor'}}"), '');
+  }
+});
+
+test("a faker method found for one locale is not reused for another: each renders its own locale's data", () => {
+  const names = (locale: string) =>
+    Array.from({ length: 20 }, () => text("{{faker 'person.firstName'}}", { locale }));
+  for (const round of [1, 2]) {
+    for (const n of names('en')) assert.match(n, /^[A-Za-z' .-]+$/, `en, round ${round}`);
+    for (const n of names('ru')) assert.match(n, /[А-Яа-яЁё]/, `ru, round ${round}`);
+  }
+});
