@@ -16,6 +16,8 @@ export const ENDPOINT_CACHE_MAX = 10_000;
 
 export class EndpointCache {
   private readonly entries = new Map<string, Promise<EndpointRecord | undefined>>();
+  /** The records of the entries whose read has ended, for `loaded`. */
+  private readonly records = new Map<string, EndpointRecord>();
 
   constructor(
     private readonly store: Pick<Store, 'getEndpoint'>,
@@ -28,7 +30,10 @@ export class EndpointCache {
     if (hit) return hit;
     const loading = this.store.getEndpoint(name).then(
       (ep) => {
-        if (!ep && this.entries.get(name) === loading) this.entries.delete(name);
+        if (this.entries.get(name) === loading) {
+          if (ep) this.records.set(name, ep);
+          else this.entries.delete(name);
+        }
         return ep;
       },
       (err: unknown) => {
@@ -36,18 +41,29 @@ export class EndpointCache {
         throw err;
       },
     );
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size >= this.max) this.invalidate(this.entries.keys().next().value!);
     this.entries.set(name, loading);
     return loading;
+  }
+
+  /**
+   * The endpoint `name` when the cache holds it already, read: what `get` would resolve to, without
+   * the turns of the event loop its promise costs (the request path asks this first). Undefined when
+   * it is not held (not read yet, being read, or unknown): then ask `get`.
+   */
+  loaded(name: string): EndpointRecord | undefined {
+    return this.records.get(name);
   }
 
   /** Forgets `name`: the next request reads it from the store. */
   invalidate(name: string): void {
     this.entries.delete(name);
+    this.records.delete(name);
   }
 
   clear(): void {
     this.entries.clear();
+    this.records.clear();
   }
 }
 

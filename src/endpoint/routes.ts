@@ -62,7 +62,11 @@ export async function endpointRoutes(
 
   const lifecycle = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const { name, path } = endpointTarget(request.url);
-    const resolved = builtIns.get(name) ?? (await userEndpoint(ctx, name, routing.user));
+    // A built-in or an endpoint the cache holds is found at once; only a read waits.
+    const resolved =
+      builtIns.get(name) ??
+      loadedEndpoint(ctx, name, routing.user) ??
+      (await userEndpoint(ctx, name, routing.user));
     if (!resolved) {
       request.raw.resume();
       return reply
@@ -149,6 +153,16 @@ function sendStreamed(
   // has set them synchronously: they go at once.
   if (!reply.raw.headersSent) reply.raw.flushHeaders();
   return reply;
+}
+
+/** The user endpoint `name` when the cache holds it already (EndpointCache.loaded). */
+function loadedEndpoint(
+  ctx: AppContext,
+  name: string,
+  pipeline: EndpointPipeline,
+): { endpoint: EndpointRecord; pipeline: EndpointPipeline } | undefined {
+  const endpoint = ctx.endpoints.loaded(name);
+  return endpoint ? { endpoint, pipeline } : undefined;
 }
 
 async function userEndpoint(

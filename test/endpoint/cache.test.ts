@@ -69,3 +69,33 @@ test('settings changed and an endpoint deleted through the API apply to the next
     await app.stop();
   }
 });
+
+test('loaded: the record get resolves to once read, nothing while reading or for an unknown name, nothing once forgotten', async () => {
+  const records: Record<string, EndpointRecord> = {};
+  for (const n of ['a', 'b', 'c']) records[n] = { name: n, createdAt: 1, settings: {} };
+  const cache = new EndpointCache(countingStore(records), 2);
+  assert.equal(cache.loaded('a'), undefined, 'not read yet');
+  const reading = cache.get('a');
+  assert.equal(cache.loaded('a'), undefined, 'being read');
+  const a = await reading;
+  assert.equal(cache.loaded('a'), a);
+  assert.equal(await cache.get('nope'), undefined);
+  assert.equal(cache.loaded('nope'), undefined, 'unknown names are not held');
+  cache.invalidate('a');
+  assert.equal(cache.loaded('a'), undefined, 'invalidated');
+  const a2 = await cache.get('a');
+  assert.notEqual(a2, a);
+  assert.equal(cache.loaded('a'), a2, 'the record read again');
+  // A read that ends after its entry was invalidated leaves nothing behind.
+  const stale = cache.get('b');
+  cache.invalidate('b');
+  await stale;
+  assert.equal(cache.loaded('b'), undefined);
+  await cache.get('b');
+  await cache.get('c'); // the bound is 2: drops a, the oldest
+  assert.equal(cache.loaded('a'), undefined, 'dropped by the bound');
+  assert.equal(cache.loaded('c')?.name, 'c');
+  cache.clear();
+  assert.equal(cache.loaded('b'), undefined);
+  assert.equal(cache.loaded('c'), undefined);
+});
