@@ -5,37 +5,8 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  openPostgresStore,
-  openSqliteStore,
-  type KyselyStore,
-  type MtlsCertRecord,
-} from '../../src/store/index.js';
-import { freshPgDatabase, pgSkip } from '../helpers/pg.js';
-
-const backends = [
-  {
-    name: 'sqlite',
-    skip: false as string | false,
-    async open() {
-      const dir = mkdtempSync(join(tmpdir(), 'mb-mtls-store-'));
-      const store = await openSqliteStore(join(dir, 'db.sqlite'));
-      return { store, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'postgres',
-    skip: pgSkip,
-    async open() {
-      const db = await freshPgDatabase();
-      const store = await openPostgresStore(db.url);
-      return { store, cleanup: db.drop };
-    },
-  },
-];
+import type { KyselyStore, MtlsCertRecord } from '../../src/store/index.js';
+import { STORE_BACKENDS } from '../helpers/store-backends.js';
 
 function cert(id: string, endpoint: string, createdAt: number): MtlsCertRecord {
   return {
@@ -50,7 +21,7 @@ function cert(id: string, endpoint: string, createdAt: number): MtlsCertRecord {
   };
 }
 
-for (const b of backends) {
+for (const b of STORE_BACKENDS) {
   describe(`mTLS store: ${b.name}`, { skip: b.skip }, () => {
     let store: KyselyStore;
     let cleanup: () => Promise<void>;

@@ -7,17 +7,10 @@
  */
 import { it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  HistoryWriter,
-  openPostgresStore,
-  openSqliteStore,
-  type KyselyStore,
-} from '../../src/store/index.js';
+import { HistoryWriter, type KyselyStore } from '../../src/store/index.js';
 import { entry } from '../api/history-fixtures.js';
-import { freshPgDatabase, pgSkip, suiteOrSkip } from '../helpers/pg.js';
+import { suiteOrSkip } from '../helpers/pg.js';
+import { STORE_BACKENDS } from '../helpers/store-backends.js';
 
 const ROOMY = { maxEntries: 1000, maxBytes: 2 ** 40 };
 let t = 1_700_000_000_000;
@@ -25,27 +18,7 @@ let t = 1_700_000_000_000;
 const entries = (endpoint: string, n: number) =>
   Array.from({ length: n }, () => entry(endpoint, { createdAt: ++t }));
 
-const backends = [
-  {
-    name: 'sqlite',
-    skip: false as const,
-    async open() {
-      const dir = mkdtempSync(join(tmpdir(), 'mb-estimate-'));
-      const store = await openSqliteStore(join(dir, 'db.sqlite'));
-      return { store, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'postgres',
-    skip: pgSkip,
-    async open() {
-      const db = await freshPgDatabase();
-      return { store: await openPostgresStore(db.url), cleanup: db.drop };
-    },
-  },
-];
-
-for (const b of backends) {
+for (const b of STORE_BACKENDS) {
   suiteOrSkip(`history cap estimates: ${b.name}`, b.skip, () => {
     let store: KyselyStore;
     let cleanup: () => Promise<void>;

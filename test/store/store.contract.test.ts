@@ -4,12 +4,7 @@
  */
 import { it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
-  openPostgresStore,
-  openSqliteStore,
   type HistoryEntry,
   type HistoryFile,
   type Json,
@@ -17,34 +12,8 @@ import {
   type NewHistoryEntry,
 } from '../../src/store/index.js';
 import { entry as historyEntry } from '../api/history-fixtures.js';
-import { freshPgDatabase, pgSkip, suiteOrSkip } from '../helpers/pg.js';
-
-interface Backend {
-  name: string;
-  skip: string | false;
-  open(): Promise<{ store: KyselyStore; cleanup: () => Promise<void> }>;
-}
-
-const backends: Backend[] = [
-  {
-    name: 'sqlite',
-    skip: false,
-    async open() {
-      const dir = mkdtempSync(join(tmpdir(), 'mb-store-'));
-      const store = await openSqliteStore(join(dir, 'db.sqlite'));
-      return { store, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'postgres',
-    skip: pgSkip,
-    async open() {
-      const db = await freshPgDatabase();
-      const store = await openPostgresStore(db.url);
-      return { store, cleanup: db.drop };
-    },
-  },
-];
+import { suiteOrSkip } from '../helpers/pg.js';
+import { STORE_BACKENDS } from '../helpers/store-backends.js';
 
 /** A small uploaded file, attached to entries by the history tests. */
 const doc: Omit<HistoryFile, 'requestId'> = {
@@ -74,7 +43,7 @@ function entry(
   );
 }
 
-for (const b of backends) {
+for (const b of STORE_BACKENDS) {
   suiteOrSkip(`Store contract: ${b.name}`, b.skip, () => {
     let store: KyselyStore;
     let cleanup: () => Promise<void>;
