@@ -85,8 +85,9 @@ export function notHidden(eb: RequestsEb) {
 }
 
 /**
- * Whether `endpoint` has hidden entries: when it has none, a read may leave out `notHidden`, which
- * tests every entry it reads against `history_hidden`.
+ * Whether some of the endpoint's entries are hidden and not purged yet. Reads (and the cap's count)
+ * ask first and add `notHidden` only then: on a table with nothing hidden it would still cost a probe
+ * of `history_hidden` per row.
  */
 export async function hasHidden(db: Db, endpoint: string): Promise<boolean> {
   const r = await db
@@ -165,10 +166,6 @@ export class HistoryTable {
     });
   }
 
-  /**
-   * Whether some of the endpoint's entries are hidden and not purged yet. Reads ask first and add
-   * the anti-join only then: on a table with nothing hidden it would still cost a probe per row.
-   */
   private applyFilter<O>(
     q: SelectQueryBuilder<Database, 'requests', O>,
     endpoint: string,

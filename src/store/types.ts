@@ -121,7 +121,6 @@ export interface NewHistoryEntry {
   weight?: number;
 }
 
-/** Filters of the history list and delete; all optional, combined with AND. */
 /** What a trim left in an endpoint's history, and how many entries it dropped. */
 export interface HistoryTrim {
   entries: number;
@@ -145,6 +144,7 @@ export interface HistoryEstimate {
   removals: number;
 }
 
+/** Filters of the history list and delete; all optional, combined with AND. */
 export interface HistoryFilter {
   dateFrom?: number;
   dateTo?: number;
