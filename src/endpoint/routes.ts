@@ -63,10 +63,8 @@ export async function endpointRoutes(
   const lifecycle = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const { name, path } = endpointTarget(request.url);
     // A built-in or an endpoint the cache holds is found at once; only a read waits.
-    const resolved =
-      builtIns.get(name) ??
-      loadedEndpoint(ctx, name, routing.user) ??
-      (await userEndpoint(ctx, name, routing.user));
+    const found = builtIns.get(name) ?? userEndpoint(ctx, name, routing.user);
+    const resolved = found instanceof Promise ? await found : found;
     if (!resolved) {
       request.raw.resume();
       return reply
@@ -155,24 +153,18 @@ function sendStreamed(
   return reply;
 }
 
-/** The user endpoint `name` when the cache holds it already (EndpointCache.loaded). */
-function loadedEndpoint(
-  ctx: AppContext,
-  name: string,
-  pipeline: EndpointPipeline,
-): { endpoint: EndpointRecord; pipeline: EndpointPipeline } | undefined {
-  const endpoint = ctx.endpoints.loaded(name);
-  return endpoint ? { endpoint, pipeline } : undefined;
-}
+type Resolved = { endpoint: EndpointRecord; pipeline: EndpointPipeline } | undefined;
 
-async function userEndpoint(
+/** The user endpoint `name`: at once when the cache holds it (EndpointCache.loaded), else once read. */
+function userEndpoint(
   ctx: AppContext,
   name: string,
   pipeline: EndpointPipeline,
-): Promise<{ endpoint: EndpointRecord; pipeline: EndpointPipeline } | undefined> {
+): Resolved | Promise<Resolved> {
   if (endpointNameProblem(name) !== undefined) return undefined;
-  const endpoint = await ctx.endpoints.get(name);
-  return endpoint ? { endpoint, pipeline } : undefined;
+  const held = ctx.endpoints.loaded(name);
+  if (held) return { endpoint: held, pipeline };
+  return ctx.endpoints.get(name).then((endpoint) => (endpoint ? { endpoint, pipeline } : undefined));
 }
 
 /**
