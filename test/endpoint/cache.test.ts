@@ -99,3 +99,16 @@ test('loaded: the record get resolves to once read, nothing while reading or for
   assert.equal(cache.loaded('b'), undefined);
   assert.equal(cache.loaded('c'), undefined);
 });
+
+test('a name the endpoint routes refuse is 404 even when the cache holds a record under it', async () => {
+  const app = await startApp();
+  try {
+    // Stored and loaded behind the API's back: the request path checks the name before the cache.
+    await app.ctx.store.createEndpoint({ name: 'tools', createdAt: 1, settings: {} });
+    assert.equal((await app.ctx.endpoints.get('tools'))?.name, 'tools');
+    assert.equal(app.ctx.endpoints.loaded('tools')?.name, 'tools');
+    assert.equal((await app.fastify.inject({ method: 'GET', url: '/e/tools/x' })).statusCode, 404);
+  } finally {
+    await app.stop();
+  }
+});
