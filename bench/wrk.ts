@@ -6,6 +6,8 @@ import { execFileSync } from 'node:child_process';
 
 export interface Load {
   rps: number;
+  /** Requests completed in the run. */
+  requests: number;
   /** ms */
   p99: number;
   /** Non-2xx/3xx answers and socket errors. */
@@ -30,12 +32,13 @@ export function wrk(url: string, seconds: number, connections = 50): Load {
     encoding: 'utf8',
   });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const p = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
   const p99 = p ? Number(p[1]) * (p[2] === 'us' ? 0.001 : p[2] === 's' ? 1000 : 1) : NaN;
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = non2xx + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  return { rps, p99, errors };
+  return { rps, requests, p99, errors };
 }
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -7,11 +7,12 @@ import { readFileSync } from 'node:fs';
 import { METHODS } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { createLogger, logRequests } from './logger.js';
+import { createLogger, logRequests, requestLog } from './logger.js';
 import type { AppContext } from './context.js';
 import {
   answerExpectContinue,
   capConnectionsPerIp,
+  createNodeServer,
   serverTimeoutOptions,
   refuseConnect,
   routeUpgrades,
@@ -26,8 +27,11 @@ import {
   CustomDomains,
   ECHO_ENDPOINT,
   EndpointCache,
+  endpointLane,
+  endpointLifecycle,
   endpointRoutes,
   rewriteUrlFor,
+  type Lane,
 } from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
 import { CalloutQueue, mockPipeline } from './mock/index.js';
@@ -45,6 +49,8 @@ export interface App {
   ctx: AppContext;
   /** The admin key generated at this start (first start only), to be printed once. */
   generatedAdminKey: string | undefined;
+  /** The endpoint lane in front of Fastify (endpoint/lane.ts); undefined when built without it. */
+  lane: Lane | undefined;
   /**
    * Stops accepting, finishes in-flight requests, flushes the history, closes the store. Resolves
    * with how many answered requests' history could not be written (logged as lost).
@@ -61,6 +67,8 @@ export interface BuildOptions {
   dataFileCheckMs?: number;
   /** The built dashboard's folder (default: dist/web). */
   dashboardDir?: string;
+  /** Endpoint requests answered in front of Fastify (endpoint/lane.ts); off, all go through Fastify. */
+  lane?: boolean;
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
@@ -79,13 +87,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         }
       : null;
   const domains = new CustomDomains();
+  const rewriteUrl = rewriteUrlFor(config.baseDomain, domains);
+  // The lane, built once the endpoint lifecycle is, answers endpoint requests before Fastify sees them.
+  let lane: Lane | undefined;
   const fastify = Fastify({
     // Fastify's own request logging (a child logger per request) costs more than a third of the
     // echo's throughput; the one line per request is written by the onResponse hook below instead.
     logger: false,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
-    rewriteUrl: rewriteUrlFor(config.baseDomain, domains),
+    rewriteUrl,
     routerOptions: { maxParamLength: 1000 },
     return503OnClosing: true,
     requestTimeout: timeouts.requestTimeout,
@@ -94,6 +105,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     clientErrorHandler,
     frameworkErrors,
     ...(https ? { https } : {}),
+    serverFactory: (handler) =>
+      createNodeServer((req, res) => (lane ? lane.handle(req, res) : handler(req, res)), timeouts, https),
   }) as unknown as FastifyInstance;
 
   const store = opts.store ?? (await openStore(config));
@@ -139,7 +152,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   const generatedAdminKey = await ensureAdminKey(store, config.apiKey);
 
-  logRequests(fastify, log);
+  const requestLine = requestLog(log);
+  logRequests(fastify, requestLine);
   installErrorHandlers(fastify, log);
   installJsonBodyParser(fastify);
 
@@ -154,12 +168,28 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   routeUpgrades(fastify.server, (req, res) => fastify.routing(req, res), isTunnelUpgrade);
   capConnectionsPerIp(fastify.server, config.maxConnectionsPerIp);
   const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user: mockPipeline(ctx) };
-  await fastify.register(async (scope) => endpointRoutes(scope, ctx, routing));
+  const lifecycle = endpointLifecycle(ctx, routing);
+  await fastify.register(async (scope) => endpointRoutes(scope, lifecycle, config.captureLimit));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   await fastify.register(async (scope) =>
     dashboardRoutes(scope, opts.dashboardDir === undefined ? {} : { dir: opts.dashboardDir }),
   );
+  if (opts.lane !== false) {
+    const laneOf = endpointLane({
+      lifecycle,
+      rewrite: rewriteUrl,
+      methods: fastify.supportedMethods,
+      log: requestLine,
+      fastify: (req, res) => fastify.routing(req, res),
+    });
+    // Closing, Fastify answers 503 (return503OnClosing): from then on it sees every request.
+    fastify.addHook('preClose', (done) => {
+      laneOf.close();
+      done();
+    });
+    lane = laneOf;
+  }
   const jobs = startBackgroundJobs(ctx);
   const fileWatch =
     !opts.store && !config.databaseUrl
@@ -171,6 +201,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     fastify,
     ctx,
     generatedAdminKey,
+    lane,
     async close() {
       if (closed) return { historyLost: 0 };
       closed = true;

@@ -1,5 +1,7 @@
 /** Public surface of the endpoint lifecycle: dispatch, names, pipeline types, history entries. */
-export { endpointRoutes, type EndpointRouting } from './routes.js';
+export { endpointRoutes } from './routes.js';
+export { endpointLifecycle, type EndpointRouting, type Lifecycle } from './lifecycle.js';
+export { endpointLane, type Lane } from './lane.js';
 export { endpointForHost, endpointTarget, rewriteUrlFor, PATH_FORM_PREFIX } from './dispatch.js';
 export {
   endpointNameProblem,

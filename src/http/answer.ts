@@ -74,6 +74,20 @@ export function sendAnswer(reply: FastifyReply, a: Answer): FastifyReply {
  * a body (1xx, 204, 304), HEAD, a preset Content-Length, a stream.
  */
 export function replyDirect(reply: FastifyReply, a: Answer): FastifyReply {
+  return writeDirect(reply.raw, reply.request.method, a, () => reply.hijack()) ? reply : sendAnswer(reply, a);
+}
+
+/**
+ * `replyDirect` on a raw response: writes `a` and returns true, or writes nothing and returns false
+ * for an answer only Fastify's send writes as it should (the cases `replyDirect` lists). `beforeEnd`
+ * runs once the head is accepted, before the body is sent.
+ */
+export function writeDirect(
+  res: ServerResponse,
+  method: string | undefined,
+  a: Answer,
+  beforeEnd?: () => void,
+): boolean {
   const { status, body } = a;
   const type = a.headers['content-type'];
   const text = typeof body === 'string';
@@ -86,24 +100,23 @@ export function replyDirect(reply: FastifyReply, a: Answer): FastifyReply {
     status > 599 ||
     status === 204 ||
     status === 304 ||
-    reply.request.method === 'HEAD' ||
+    method === 'HEAD' ||
     a.headers['content-length'] !== undefined
   )
-    return sendAnswer(reply, a);
+    return false;
   const headers: Record<string, HeaderValue> = Object.assign({}, a.headers);
   if (sent !== type) headers['content-type'] = sent;
   headers['content-length'] = String(Buffer.byteLength(body));
-  const res = reply.raw;
   try {
     res.writeHead(status, headers as Record<string, string | string[]>);
   } catch {
     // A header Node refuses to write (nothing is sent): Fastify's send meets the same error and
     // answers it as it always has.
-    return sendAnswer(reply, a);
+    return false;
   }
-  reply.hijack();
+  beforeEnd?.();
   res.end(body);
-  return reply;
+  return true;
 }
 
 /** A media type and an optional charset, as Fastify's content-type parser reads them. */

@@ -4,7 +4,13 @@
  * server's request, header and keep-alive timeouts as Node options. The cap counts socket peers: behind
  * a reverse proxy every client shares the proxy's address, so set it high there.
  */
-import type { Server } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
 import type { Socket } from 'node:net';
 import { bareAddress } from './capture.js';
 
@@ -44,4 +50,23 @@ export function capConnectionsPerIp(server: Server, max: number): void {
       else open.set(ip, left);
     });
   });
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The Node server for Fastify's `serverFactory`, built as Fastify builds its own (HTTP/1, TLS when
+ * `tls` is given, the timeouts applied), whose requests go to `handler`: the endpoint lane in front
+ * of Fastify's own handler.
+ */
+export function createNodeServer(
+  handler: Handler,
+  timeouts: ReturnType<typeof serverTimeoutOptions>,
+  tls: HttpsServerOptions | null,
+): Server {
+  const server = tls ? createHttpsServer(tls, handler) : createHttpServer(timeouts, handler);
+  server.keepAliveTimeout = timeouts.keepAliveTimeout;
+  server.requestTimeout = timeouts.requestTimeout;
+  server.setTimeout(0); // Fastify's connectionTimeout default: none
+  return server;
 }

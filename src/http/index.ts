@@ -19,6 +19,7 @@ export {
   errorAnswer,
   headerValues,
   replyDirect,
+  writeDirect,
   sendAnswer,
   withHeaders,
   writeAnswer,
@@ -33,7 +34,12 @@ export { rateLimitedAnswer, rateLimitedError, tooLargeAnswer } from './refusals.
 export { answerExpectContinue } from './expect-continue.js';
 export { refuseConnect } from './connect.js';
 export { routeUpgrades, upgradeOf, type Upgrade } from './upgrade.js';
-export { capConnectionsPerIp, serverTimeoutOptions, type ServerTimeouts } from './connections.js';
+export {
+  capConnectionsPerIp,
+  createNodeServer,
+  serverTimeoutOptions,
+  type ServerTimeouts,
+} from './connections.js';
 export { redactHeaders, redactValue, REDACTED, SENSITIVE_HEADERS } from './redact.js';
 export { frameworkErrors, installErrorHandlers } from './error-handler.js';
 export { fileUploadParser, FileUpload, type FileUploadOptions } from './file-upload.js';

@@ -38,3 +38,32 @@ it('logs one line per request, endpoint requests included', async (t) => {
   assert.equal(lines[1]!['url'], '/api/v2/endpoints/echo/events?access_token=[redacted]');
   assert.ok(!server.stdout().includes('mb_not_a_real_key'));
 });
+
+it('logs one line for an answer the endpoint lane writes, hands to Fastify or leaves to it', async (t) => {
+  const server = await serveCli({ DATA_DIR: mkdtempSync(join(tmpdir(), 'mb-log-')) }, 20_000, 'info');
+  t.after(() => server.child.kill('SIGKILL'));
+  const base = `http://127.0.0.1:${server.port}`;
+  // Written by the lane; HEAD handed over to Fastify's send; an unknown endpoint left to Fastify.
+  for (const [method, path] of [
+    ['GET', '/e/echo/lane'],
+    ['HEAD', '/e/echo/head'],
+    ['GET', '/e/no-such-endpoint/x'],
+  ] as const)
+    await (await fetch(base + path, { method })).arrayBuffer();
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+  const lines = server
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l['msg'] === 'request');
+  assert.deepEqual(
+    lines.map((l) => [l['method'], l['url'], l['status'], typeof l['ms']]),
+    [
+      ['GET', '/e/echo/lane', 200, 'number'],
+      ['HEAD', '/e/echo/head', 200, 'number'],
+      ['GET', '/e/no-such-endpoint/x', 404, 'number'],
+    ],
+  );
+});

@@ -10,7 +10,7 @@ import Fastify from 'fastify';
 import { until } from '../helpers/until.js';
 import { startApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/raw.js';
-import { endpointRoutes, rewriteUrlFor, type Step } from '../../src/endpoint/index.js';
+import { endpointLifecycle, endpointRoutes, rewriteUrlFor, type Step } from '../../src/endpoint/index.js';
 import type { Answer } from '../../src/http/index.js';
 
 async function harness(steps: Step[], refuse?: Answer) {
@@ -28,7 +28,11 @@ async function harness(steps: Step[], refuse?: Answer) {
     ],
   };
   await server.register(async (scope) =>
-    endpointRoutes(scope, app.ctx, { builtIn: new Map([['probe', probe]]), user: probe }),
+    endpointRoutes(
+      scope,
+      endpointLifecycle(app.ctx, { builtIn: new Map([['probe', probe]]), user: probe }),
+      app.ctx.config.captureLimit,
+    ),
   );
   await server.listen({ port: 0, host: '127.0.0.1' });
   const addr = server.server.address();

@@ -1,0 +1,231 @@
+/**
+ * The request lifecycle of every endpoint, the echo included, on Node's raw request: `/e/<name>/<rest>`
+ * (and every `<name>.<domain>` request, rewritten to that form by dispatch.ts). A request goes through
+ *
+ *   resolve the endpoint → checks that need no body → read and capture → answer (pipeline steps)
+ *   → record in the history
+ *
+ * and comes out as what to send (a `Decision`). Two callers send it: the endpoint routes inside
+ * Fastify (routes.ts) and the lane in front of Fastify (lane.ts), which writes the plain answers
+ * itself and hands the rest to Fastify. The body is read here, off the raw socket, with the limit
+ * counted on the wire: Fastify's parsers never see an endpoint's body.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { AppContext } from '../context.js';
+import {
+  captureRequest,
+  drainAndClose,
+  mayHaveBody,
+  readBody,
+  TEXT_TYPE,
+  tooLargeAnswer,
+  type Answer,
+  type AnswerHeaders,
+  type CapturedRequest,
+  withHeaders,
+} from '../http/index.js';
+import type { EndpointRecord } from '../store/index.js';
+import { BUILT_IN_SETTINGS, endpointNameProblem } from './names.js';
+import { runSteps, type EndpointPipeline, type Outcome } from './pipeline.js';
+import { historyEntry, sensitiveHeaders } from './record.js';
+
+const EMPTY = Buffer.alloc(0);
+
+export interface EndpointRouting {
+  /** Built-in endpoints (the echo) by name, answered without a store lookup. */
+  builtIn: ReadonlyMap<string, EndpointPipeline>;
+  /** The pipeline of every user endpoint. */
+  user: EndpointPipeline;
+}
+
+/** An endpoint's record and the pipeline that answers it. */
+export type Resolved = { endpoint: EndpointRecord; pipeline: EndpointPipeline };
+
+/** Records a streamed answer once it has ended, with what the stream let through. */
+export type StreamRecorder = (
+  recorded: Pick<Outcome, 'problems' | 'recordedBody'>,
+  truncated: boolean,
+) => void;
+
+/** What the lifecycle decided to send. */
+export type Decision =
+  /** An answer with its whole body (already recorded when it is to be). */
+  | { answer: Answer; streamed?: undefined; dropped?: undefined }
+  /** An answer whose body streams (`outcome.answer.stream`), recorded by `record` once it ends. */
+  | { streamed: Outcome; record: StreamRecorder; answer?: undefined; dropped?: undefined }
+  /** Nothing to send: the connection was destroyed (a body that failed mid-way). */
+  | { dropped: true; answer?: undefined; streamed?: undefined };
+
+/** An endpoint's name and the path it sees, from the path form (`endpointTarget`). */
+export type Target = { name: string; path: string };
+
+export interface Lifecycle {
+  /**
+   * The endpoint `target` names (endpointTarget of the path form): at once for a built-in or a record
+   * the cache holds, a promise when the store must be read; undefined for one that does not exist.
+   */
+  resolve(target: Target): Resolved | undefined | Promise<Resolved | undefined>;
+  /**
+   * The endpoint `target` names when it exists and is known without a wait (a built-in, a record the
+   * cache holds); undefined otherwise, a read never started.
+   */
+  resolveNow(target: Target): Resolved | undefined;
+  /** Runs the request through `resolved` (undefined: the endpoint does not exist). */
+  run(req: IncomingMessage, target: Target, resolved: Resolved | undefined): Decision | Promise<Decision>;
+}
+
+/** The record a built-in endpoint is seen as (its stored row exists for listings only). */
+function builtInRecord(name: string): EndpointRecord {
+  return { name, createdAt: 0, settings: { ...BUILT_IN_SETTINGS } };
+}
+
+export function endpointLifecycle(ctx: AppContext, routing: EndpointRouting): Lifecycle {
+  const sensitive = sensitiveHeaders(ctx.config);
+  const builtIns = new Map<string, Resolved>(
+    [...routing.builtIn].map(([name, pipeline]) => [name, { endpoint: builtInRecord(name), pipeline }]),
+  );
+
+  /** The endpoint `name`, known without a wait; 'read' when the store must be asked. */
+  const known = (name: string): Resolved | undefined | 'read' => {
+    const builtIn = builtIns.get(name);
+    if (builtIn) return builtIn;
+    if (endpointNameProblem(name) !== undefined) return undefined;
+    const held = ctx.endpoints.loaded(name);
+    return held ? { endpoint: held, pipeline: routing.user } : 'read';
+  };
+
+  const run = (
+    req: IncomingMessage,
+    { name, path }: Target,
+    resolved: Resolved | undefined,
+  ): Decision | Promise<Decision> => {
+    if (!resolved) {
+      req.resume();
+      return {
+        answer: {
+          status: 404,
+          headers: { 'content-type': TEXT_TYPE },
+          body: `The endpoint "${name}" does not exist; create it with POST /api/v2/endpoints {"name":"${name}"} or in the dashboard.\n`,
+        },
+      };
+    }
+    const { endpoint, pipeline } = resolved;
+    if (!pipeline.beforeBody) return afterChecks(req, path, name, resolved, undefined);
+    const b = pipeline.beforeBody(req, endpoint);
+    // The echo's check answers at once.
+    return b instanceof Promise
+      ? b.then((checked) => checkedThen(req, path, name, resolved, checked))
+      : checkedThen(req, path, name, resolved, b);
+  };
+
+  const checkedThen = (
+    req: IncomingMessage,
+    path: string,
+    name: string,
+    resolved: Resolved,
+    checked: { refuse?: Answer; headers?: AnswerHeaders },
+  ): Decision | Promise<Decision> => {
+    if (checked.refuse) {
+      // The body is discarded within the same bounds as a refused one, not read to its end.
+      drainAndClose(req);
+      return { answer: checked.refuse };
+    }
+    return afterChecks(req, path, name, resolved, checked.headers);
+  };
+
+  const afterChecks = (
+    req: IncomingMessage,
+    path: string,
+    name: string,
+    resolved: Resolved,
+    extra: AnswerHeaders | undefined,
+  ): Decision | Promise<Decision> => {
+    // A request without a body, and steps that answer at once, wait no turn of the event loop.
+    const read = readAndCapture(req, path, name, extra);
+    return read instanceof Promise
+      ? read.then((r) => (isCaptured(r) ? answer(r, name, resolved, extra) : r))
+      : answer(read, name, resolved, extra);
+  };
+
+  const answer = (
+    captured: CapturedRequest,
+    name: string,
+    { endpoint, pipeline }: Resolved,
+    extra: AnswerHeaders | undefined,
+  ): Decision | Promise<Decision> => {
+    const exchange = { endpoint, request: captured };
+    const ran = runSteps(pipeline.steps, exchange);
+    const finish = (o: Outcome): Decision => {
+      let outcome = o;
+      if (pipeline.finish) outcome = pipeline.finish(exchange, outcome);
+      // A fresh header object: a step may answer with a shared one.
+      if (extra) outcome.answer = withHeaders(outcome.answer, extra);
+      const record = (recorded: Pick<Outcome, 'problems' | 'recordedBody'>, truncated = false): void =>
+        ctx.history.record(
+          historyEntry(name, captured, outcome.answer, {
+            behavior: outcome.behavior,
+            ruleId: outcome.ruleId,
+            problems: recorded.problems,
+            responseName: outcome.responseName,
+            recordedBody: recorded.recordedBody,
+            recordedTruncated: truncated,
+            callout: outcome.callout,
+            redact: sensitive,
+            captureLimit: ctx.config.captureLimit,
+            now: ctx.now(),
+          }),
+        );
+      if (outcome.answer.stream) return { streamed: outcome, record };
+      record(outcome);
+      return { answer: outcome.answer };
+    };
+    return ran instanceof Promise ? ran.then(finish) : finish(ran);
+  };
+
+  /**
+   * Reads the body with the limit and captures the request; a refused body comes back as the 413 to
+   * send, a failed read as dropped. A request that cannot have a body is captured at once.
+   */
+  const readAndCapture = (
+    req: IncomingMessage,
+    path: string,
+    endpoint: string,
+    extraHeaders: AnswerHeaders = {},
+  ): CapturedRequest | Promise<CapturedRequest | Decision> => {
+    // A multipart body's capture waits for its parts; any other is captured at once.
+    const capture = (body: Buffer): CapturedRequest | Promise<CapturedRequest> =>
+      captureRequest(req, path, body, { trustProxy: ctx.config.trustProxy });
+    if (!mayHaveBody(req)) return capture(EMPTY);
+    return readBody(req, ctx.config.bodyLimit).then((body) => {
+      if (body.ok) return capture(body.body);
+      if (body.reason === 'too_large') {
+        ctx.log.info({ endpoint, path }, 'request body over the limit');
+        // No `Connection: close`: Node would destroy the socket right after the answer, under the
+        // client's writes, and a client that reads only after sending would see a reset, not the 413.
+        drainAndClose(req);
+        return { answer: tooLargeAnswer(ctx.config.bodyLimit, extraHeaders) };
+      }
+      req.destroy();
+      return { dropped: true as const };
+    });
+  };
+
+  return {
+    resolve({ name }) {
+      const k = known(name);
+      if (k !== 'read') return k;
+      return ctx.endpoints
+        .get(name)
+        .then((endpoint) => (endpoint ? { endpoint, pipeline: routing.user } : undefined));
+    },
+    resolveNow({ name }) {
+      const k = known(name);
+      return k === 'read' ? undefined : k;
+    },
+    run,
+  };
+}
+
+function isCaptured(r: CapturedRequest | Decision): r is CapturedRequest {
+  return !('answer' in r || 'streamed' in r || 'dropped' in r);
+}
