@@ -1,24 +1,13 @@
 /**
- * The service's logger: pino, JSON lines on stdout. Lines are gathered for up to LOG_HOLD_MS (or
- * 16 KiB) and handed to the output in one piece: sonic-boom measures its whole pending buffer on
- * every write (`Buffer.byteLength`), which cost about 2.5 µs a line, more than pino takes to build it,
- * and each write is a turn of libuv's thread pool and a callback on the main thread.
+ * The service's logger: pino, JSON lines on stdout. Lines are gathered for one turn of the event
+ * loop and handed to the output in one piece: sonic-boom measures its whole pending buffer on every
+ * write (`Buffer.byteLength`), which cost about 2.5 µs a line, more than pino takes to build it.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 
-/**
- * How long the service's log lines wait to be written together: gathered per event-loop turn, a line
- * cost the echo about 31k instructions a request under callgrind (a write handed to the thread pool for
- * every few requests); held 20 ms, about 10k. Shutdown writes what is held (flushSync).
- */
-export const LOG_HOLD_MS = 20;
-
-/**
- * A pino destination that joins the lines written within `holdMs` (0: within one event-loop turn)
- * into one write, or sooner once they reach 16 KiB.
- */
+/** A pino destination that joins the lines written during one event-loop turn. */
 export class LineBatcher {
   private parts: string[] = [];
   private size = 0;
@@ -28,10 +17,7 @@ export class LineBatcher {
     this.flush();
   };
 
-  constructor(
-    private readonly out: { write(s: string): unknown; flushSync?(): void },
-    private readonly holdMs = 0,
-  ) {}
+  constructor(private readonly out: { write(s: string): unknown; flushSync?(): void }) {}
 
   write(line: string): boolean {
     this.parts.push(line);
@@ -39,8 +25,7 @@ export class LineBatcher {
     if (this.size >= 16_384) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
-      if (this.holdMs > 0) setTimeout(this.flushSoon, this.holdMs);
-      else setImmediate(this.flushSoon);
+      setImmediate(this.flushSoon);
     }
     return true;
   }
@@ -62,7 +47,7 @@ export class LineBatcher {
 }
 
 export function createLogger(level: string): { log: Logger; stream: LineBatcher } {
-  const stream = new LineBatcher(pino.destination({ dest: 1, sync: false, minLength: 0 }), LOG_HOLD_MS);
+  const stream = new LineBatcher(pino.destination({ dest: 1, sync: false, minLength: 0 }));
   const log = pino({ level, redact: ['req.headers.authorization'] }, stream);
   return { log, stream };
 }

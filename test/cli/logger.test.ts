@@ -1,4 +1,4 @@
-/** The log output (src/logger.ts): lines gathered per event-loop turn or for a hold, nothing lost at shutdown. */
+/** The log output (src/logger.ts): lines gathered per event-loop turn, nothing lost at shutdown. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as turn } from 'node:timers/promises';
@@ -48,22 +48,4 @@ test('flushSync writes what is pending and syncs the output (shutdown)', () => {
   b.flushSync();
   assert.deepEqual(out.writes, ['last words\n']);
   assert.equal(out.synced, 1);
-});
-
-test('with a hold, lines of several turns reach the output as one write once it has passed', async () => {
-  const out = sink();
-  // A hold far longer than two turns take, even on a loaded machine.
-  const b = new LineBatcher(out, 400);
-  b.write('a\n');
-  await turn();
-  b.write('b\n');
-  await turn();
-  assert.deepEqual(out.writes, [], 'held over turns');
-  await new Promise((r) => setTimeout(r, 450));
-  assert.deepEqual(out.writes, ['a\nb\n']);
-  b.write('c\n');
-  b.flushSync();
-  assert.deepEqual(out.writes, ['a\nb\n', 'c\n'], 'shutdown does not wait for the hold');
-  await new Promise((r) => setTimeout(r, 450));
-  assert.equal(out.writes.length, 2, 'the timer finds nothing left');
 });
