@@ -6,6 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveCli } from '../helpers/cli.js';
 
+/** The request lines among a server's log lines. */
+const requestLines = (stdout: string): Record<string, unknown>[] =>
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l['msg'] === 'request');
+
 it('logs one line per request, endpoint requests included', async (t) => {
   const server = await serveCli({ DATA_DIR: mkdtempSync(join(tmpdir(), 'mb-log-')) }, 20_000, 'info');
   t.after(() => server.child.kill('SIGKILL'));
@@ -18,12 +26,7 @@ it('logs one line per request, endpoint requests included', async (t) => {
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
 
-  const lines = server
-    .stdout()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((l) => l['msg'] === 'request');
+  const lines = requestLines(server.stdout());
   assert.equal(lines.length, 2, JSON.stringify(lines));
   assert.deepEqual(
     {
@@ -52,12 +55,7 @@ it('logs one line for an answer the endpoint lane writes, hands to Fastify or le
     await (await fetch(base + path, { method })).arrayBuffer();
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
-  const lines = server
-    .stdout()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((l) => l['msg'] === 'request');
+  const lines = requestLines(server.stdout());
   assert.deepEqual(
     lines.map((l) => [l['method'], l['url'], l['status'], typeof l['ms']]),
     [
