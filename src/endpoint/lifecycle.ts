@@ -26,7 +26,7 @@ import {
 } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { BUILT_IN_SETTINGS, endpointNameProblem } from './names.js';
-import { runSteps, type EndpointPipeline, type Outcome } from './pipeline.js';
+import { runSteps, type BeforeBody, type EndpointPipeline, type Outcome } from './pipeline.js';
 import { historyEntry, sensitiveHeaders } from './record.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -123,7 +123,7 @@ export function endpointLifecycle(ctx: AppContext, routing: EndpointRouting): Li
     path: string,
     name: string,
     resolved: Resolved,
-    checked: { refuse?: Answer; headers?: AnswerHeaders },
+    checked: BeforeBody,
   ): Decision | Promise<Decision> => {
     if (checked.refuse) {
       // The body is discarded within the same bounds as a refused one, not read to its end.
