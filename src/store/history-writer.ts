@@ -1,7 +1,7 @@
 /**
- * Writes request history in batches, off the response path. An entry waits in memory until the
- * writer is free again (at most `intervalMs` when nothing else is written); a failed write is
- * retried, so an answered request is not lost to a passing database hiccup.
+ * Writes request history in batches, off the response path. An entry waits in memory at most
+ * `intervalMs`, less when a batch fills up first or a reader flushes; a failed write is retried, so
+ * an answered request is not lost to a passing database hiccup.
  *
  * Memory is bounded in entries and in bytes (SPEC §12): when the database cannot keep up (a flood
  * of large bodies, a disk that fails), the oldest queued entries are dropped, counted and logged,
@@ -190,7 +190,19 @@ export class HistoryWriter {
       // A reader that flushed sees the endpoint within its caps.
       this.inFlight = [];
       this.settleWaiters(false);
+      if (!this.fullBatchWanted()) break;
     }
+  }
+
+  /**
+   * Whether to write again at once rather than let entries gather: a batch is full, or a flush
+   * waits. Writing whatever came in during the last write, as soon as it is done, kept batches to a
+   * few entries under load, and each batch's commit rewrites the tail pages of the table and its
+   * three indexes: the worker's insert on this schema took about 23 µs a row in batches of 10 and 12
+   * in batches of 200, and under wrk's load on the echo the worker went from 20 to 15 µs a request.
+   */
+  private fullBatchWanted(): boolean {
+    return this.waiters.length > 0 || this.size >= this.batchSize || this.queuedBytes >= this.batchBytes;
   }
 
   /** The oldest entries, up to one batch's count and bytes (one entry at least). */

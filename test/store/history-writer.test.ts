@@ -82,6 +82,59 @@ test('one write takes at most batchBytes (one entry at least), not the whole que
   assert.equal(w.stats().dropped, 0);
 });
 
+test('under load, entries that came in during a write gather into a fuller batch instead of being written at once', async () => {
+  const s = slowStore();
+  const w = new HistoryWriter(s.store, undefined, { batchSize: 5, intervalMs: 40 });
+  const tick = () => new Promise((r) => setImmediate(r));
+  w.record(entry('shop'));
+  await new Promise((r) => setTimeout(r, 60)); // the lone entry's wait
+  assert.deepEqual(
+    s.batches.map((b) => b.length),
+    [1],
+  );
+  // Three arrive while that write is under way; when it is done they wait, short of a batch.
+  for (let i = 0; i < 3; i++) w.record(entry('shop'));
+  s.release();
+  for (let i = 0; i < 5; i++) await tick();
+  assert.deepEqual(
+    s.batches.map((b) => b.length),
+    [1],
+    'no write of the three at once',
+  );
+  // A full batch goes at once.
+  for (let i = 0; i < 2; i++) w.record(entry('shop'));
+  await tick();
+  assert.deepEqual(
+    s.batches.map((b) => b.length),
+    [1, 5],
+  );
+  // What is short of a batch goes when its wait is over...
+  w.record(entry('shop'));
+  s.release();
+  for (let i = 0; i < 5; i++) await tick();
+  assert.deepEqual(
+    s.batches.map((b) => b.length),
+    [1, 5],
+  );
+  await new Promise((r) => setTimeout(r, 60));
+  assert.deepEqual(
+    s.batches.map((b) => b.length),
+    [1, 5, 1],
+  );
+  // ...or at once for a reader that flushes.
+  w.record(entry('shop'));
+  const flushed = w.flush();
+  s.release();
+  for (let i = 0; i < 5; i++) await tick();
+  assert.deepEqual(
+    s.batches.map((b) => b.length),
+    [1, 5, 1, 1],
+  );
+  s.release();
+  await flushed;
+  assert.equal(w.stats().written, 8);
+});
+
 test('the entry-count bound drops the oldest too', () => {
   const s = slowStore();
   const w = new HistoryWriter(s.store, undefined, { maxQueued: 100 });
