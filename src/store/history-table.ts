@@ -115,6 +115,29 @@ export async function deleteEntries(
 }
 
 /**
+ * Deletes an endpoint's entries `ids`, which are all of its entries up to `last` in time order
+ * (created_at, then id), and their files: the rows by a walk of the time index up to `last`, not by
+ * id. Only where nothing can be written or hidden between the read that found `ids` and this delete.
+ */
+export async function deleteOldestThrough(
+  tx: Transaction<Database>,
+  endpoint: string,
+  ids: string[],
+  last: { id: string; created_at: number },
+): Promise<void> {
+  await tx
+    .deleteFrom('request_files')
+    .where('endpoint', '=', endpoint)
+    .where('request_id', 'in', ids)
+    .execute();
+  await tx
+    .deleteFrom('requests')
+    .where('endpoint', '=', endpoint)
+    .where((eb) => eb(eb.refTuple('created_at', 'id'), '<=', eb.tuple(last.created_at, last.id)))
+    .execute();
+}
+
+/**
  * How long the purge trusts that nothing is hidden when this process has hidden nothing since it last
  * found the table empty: entries hidden by another instance sharing the database, or left over by one
  * that stopped, wait at most this long.

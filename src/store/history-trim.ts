@@ -7,7 +7,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { deleteEntries, hasHidden, notHidden } from './history-table.js';
+import { deleteEntries, deleteOldestThrough, hasHidden, notHidden } from './history-table.js';
 
 /** What an endpoint's visible history holds. */
 export interface HistoryUsage {
@@ -26,27 +26,29 @@ export interface HistoryUsage {
  * cost the history worker more than its inserts (bench:echo). Count and sum read that index alone
  * (it carries each entry's size); the test of each entry against `history_hidden` is left out when
  * the endpoint has nothing hidden, which made the count 2.5 times slower.
+ *
+ * `writeLocked`: the caller's transactions hold the database's write lock from their start (the
+ * history worker's, BEGIN IMMEDIATE), so that no entry can be written or hidden between a chunk's
+ * read and its delete. The oldest then go by one walk of the time index when the endpoint has
+ * nothing hidden, rather than a lookup by id each (about a quarter less CPU an entry; trims are
+ * half of the history worker's work under a steady load at the cap).
  */
 export async function trimHistoryRows(
   db: Kysely<Database>,
   endpoint: string,
   caps: { maxEntries: number; maxBytes: number },
-  opts: { known?: HistoryUsage; chunk?: number } = {},
+  opts: { known?: HistoryUsage; chunk?: number; writeLocked?: boolean } = {},
 ): Promise<HistoryUsage & { deleted: number }> {
   const chunk = opts.chunk ?? 500;
   const usage = { ...(opts.known ?? (await measure(db, endpoint))), deleted: 0 };
   const over = () => usage.entries > caps.maxEntries || usage.bytes > caps.maxBytes;
   while (over()) {
     const n = await db.transaction().execute(async (tx) => {
-      const oldest = await tx
-        .selectFrom('requests')
-        .select(['id', 'size'])
-        .where('endpoint', '=', endpoint)
-        .where(notHidden)
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(chunk)
-        .execute();
+      // Nothing can be hidden or written meanwhile where the transaction holds the write lock.
+      const byRange = opts.writeLocked === true && !(await hasHidden(tx, endpoint));
+      let q = tx.selectFrom('requests').select(['id', 'size', 'created_at']).where('endpoint', '=', endpoint);
+      if (!byRange) q = q.where(notHidden);
+      const oldest = await q.orderBy('created_at').orderBy('id').limit(chunk).execute();
       const ids: string[] = [];
       let freed = 0;
       for (const row of oldest) {
@@ -56,7 +58,9 @@ export async function trimHistoryRows(
         usage.entries -= 1;
         usage.bytes -= Number(row.size);
       }
-      if (ids.length > 0) await deleteEntries(tx, endpoint, ids);
+      const last = oldest[ids.length - 1];
+      if (last && byRange) await deleteOldestThrough(tx, endpoint, ids, last);
+      else if (last) await deleteEntries(tx, endpoint, ids);
       return ids.length;
     });
     usage.deleted += n;

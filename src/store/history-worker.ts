@@ -59,7 +59,10 @@ async function handle(m: InsertMessage | TrimMessage | 'close'): Promise<void> {
   }
   if ('trim' in m)
     await answer(m.seq, async () => ({
-      usage: await trimHistoryRows(kdb, m.trim.endpoint, m.trim.caps, { known: m.trim.known }),
+      usage: await trimHistoryRows(kdb, m.trim.endpoint, m.trim.caps, {
+        known: m.trim.known,
+        writeLocked: true,
+      }),
     }));
   else await answer(m.seq, () => insertBatch(m));
 }

@@ -404,6 +404,53 @@ for (const b of STORE_BACKENDS) {
       await store.deleteHistory('other', {});
     });
 
+    it('history: a trim drops the oldest visible entries with their files, leaves hidden ones to the purge and other endpoints alone', async () => {
+      await store.createEndpoint({ name: 'trimmed', createdAt: 1, settings: {} });
+      const at = (t: number, over: Partial<HistoryEntry> = {}, files: (typeof doc)[] = []) =>
+        entry('trimmed', { createdAt: t * 1000, ...over }, files);
+      const rowsOf = async (endpoint: string) =>
+        (await store.db.selectFrom('requests').select('id').where('endpoint', '=', endpoint).execute())
+          .map((r) => r.id)
+          .sort();
+      const filesOf = async () =>
+        (
+          await store.db
+            .selectFrom('request_files')
+            .select('request_id')
+            .where('endpoint', '=', 'trimmed')
+            .execute()
+        ).map((f) => f.request_id);
+      // Same millisecond for two of them: the order goes by id within it, as the trim's read does.
+      const plain = [at(1, {}, [doc]), at(2, { id: 'b' }), at(2, { id: 'a' }), at(3, {}, [doc]), at(4)];
+      const older = entry('untouched', { createdAt: 1 });
+      await store.insertHistory([...plain, older]);
+      const first = await store.trimHistory('trimmed', { maxEntries: 2, maxBytes: 1e9 });
+      assert.deepEqual([first.entries, first.deleted], [2, 3]);
+      assert.deepEqual(await rowsOf('trimmed'), [plain[3]!, plain[4]!].map((e) => e.entry.id).sort());
+      assert.deepEqual(await filesOf(), [plain[3]!.entry.id], 'the files of dropped entries go with them');
+      assert.deepEqual(await rowsOf('untouched'), [older.entry.id]);
+
+      // With entries hidden (deleted, not yet purged), the trim counts and drops visible ones only.
+      const later = [at(5, { status: 404 }), at(6, {}, [doc]), at(7, { status: 404 }), at(8)];
+      await store.insertHistory(later);
+      assert.equal(await store.deleteHistory('trimmed', { status: 404 }), 2);
+      const second = await store.trimHistory('trimmed', { maxEntries: 1, maxBytes: 1e9 });
+      assert.deepEqual([second.entries, second.deleted], [1, 3]);
+      assert.deepEqual(
+        (await store.listHistory('trimmed', {}, 10)).data.map((e) => e.id),
+        [later[3]!.entry.id],
+      );
+      assert.deepEqual(
+        await rowsOf('trimmed'),
+        [later[0]!, later[2]!, later[3]!].map((e) => e.entry.id).sort(),
+        'hidden entries, older ones too, stay for the purge',
+      );
+      assert.deepEqual(await filesOf(), [], 'the files of dropped entries go with them');
+      while ((await store.purgeHistory(100)) > 0);
+      await store.deleteHistory('trimmed', {});
+      await store.deleteHistory('untouched', {});
+    });
+
     it('history: a delete hides entries at once; the purge removes them and their files for good', async () => {
       await store.createEndpoint({ name: 'purge', createdAt: 1, settings: {} });
       while ((await store.purgeHistory(100)) > 0); // what earlier tests deleted
