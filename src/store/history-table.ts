@@ -99,42 +99,31 @@ export async function hasHidden(db: Db, endpoint: string): Promise<boolean> {
   return r !== undefined;
 }
 
-/** Deletes entries of one endpoint and their files, by id (the purge and retention). */
+/**
+ * Deletes entries of one endpoint and their files, by id (the purge, retention and trims). `through`:
+ * `ids` are all of the endpoint's entries up to that one in time order (created_at, then id), so the
+ * rows go by one walk of the time index instead of a lookup by id each; only where nothing can be
+ * written or hidden between the read that found `ids` and this delete (history-trim.ts).
+ */
 export async function deleteEntries(
   tx: Transaction<Database>,
   endpoint: string,
   ids: string[],
+  through?: { id: string; created_at: number },
 ): Promise<void> {
   await tx
     .deleteFrom('request_files')
     .where('endpoint', '=', endpoint)
     .where('request_id', 'in', ids)
     .execute();
+  if (through)
+    await tx
+      .deleteFrom('requests')
+      .where('endpoint', '=', endpoint)
+      .where((eb) => eb(eb.refTuple('created_at', 'id'), '<=', eb.tuple(through.created_at, through.id)))
+      .execute();
   // By id alone (ids are unique): with `endpoint` too, SQLite walks an endpoint index instead.
-  await tx.deleteFrom('requests').where('id', 'in', ids).execute();
-}
-
-/**
- * Deletes an endpoint's entries `ids`, which are all of its entries up to `last` in time order
- * (created_at, then id), and their files: the rows by a walk of the time index up to `last`, not by
- * id. Only where nothing can be written or hidden between the read that found `ids` and this delete.
- */
-export async function deleteOldestThrough(
-  tx: Transaction<Database>,
-  endpoint: string,
-  ids: string[],
-  last: { id: string; created_at: number },
-): Promise<void> {
-  await tx
-    .deleteFrom('request_files')
-    .where('endpoint', '=', endpoint)
-    .where('request_id', 'in', ids)
-    .execute();
-  await tx
-    .deleteFrom('requests')
-    .where('endpoint', '=', endpoint)
-    .where((eb) => eb(eb.refTuple('created_at', 'id'), '<=', eb.tuple(last.created_at, last.id)))
-    .execute();
+  else await tx.deleteFrom('requests').where('id', 'in', ids).execute();
 }
 
 /**

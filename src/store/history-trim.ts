@@ -7,7 +7,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { deleteEntries, deleteOldestThrough, hasHidden, notHidden } from './history-table.js';
+import { deleteEntries, hasHidden, notHidden } from './history-table.js';
 
 /** What an endpoint's visible history holds. */
 export interface HistoryUsage {
@@ -59,8 +59,7 @@ export async function trimHistoryRows(
         usage.bytes -= Number(row.size);
       }
       const last = oldest[ids.length - 1];
-      if (last && byRange) await deleteOldestThrough(tx, endpoint, ids, last);
-      else if (last) await deleteEntries(tx, endpoint, ids);
+      if (last) await deleteEntries(tx, endpoint, ids, byRange ? last : undefined);
       return ids.length;
     });
     usage.deleted += n;
