@@ -40,8 +40,11 @@ export function rewriteUrlFor(baseDomain: string, domains?: CustomDomains): (req
   };
 }
 
+/** An endpoint's name and the path it sees, from the path form. */
+export type Target = { name: string; path: string };
+
 /** Splits `/e/<name>/<rest>?q` into the endpoint name and the path the endpoint sees. */
-export function endpointTarget(url: string): { name: string; path: string } {
+export function endpointTarget(url: string): Target {
   const afterPrefix = url.slice(PATH_FORM_PREFIX.length);
   const end = afterPrefix.search(/[/?]/);
   const name = (end === -1 ? afterPrefix : afterPrefix.slice(0, end)).toLowerCase();

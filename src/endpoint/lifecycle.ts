@@ -25,6 +25,7 @@ import {
   withHeaders,
 } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
+import type { Target } from './dispatch.js';
 import { BUILT_IN_SETTINGS, endpointNameProblem } from './names.js';
 import { runSteps, type BeforeBody, type EndpointPipeline, type Outcome } from './pipeline.js';
 import { historyEntry, sensitiveHeaders } from './record.js';
@@ -55,9 +56,6 @@ export type Decision =
   | { streamed: Outcome; record: StreamRecorder; answer?: undefined; dropped?: undefined }
   /** Nothing to send: the connection was destroyed (a body that failed mid-way). */
   | { dropped: true; answer?: undefined; streamed?: undefined };
-
-/** An endpoint's name and the path it sees, from the path form (`endpointTarget`). */
-export type Target = { name: string; path: string };
 
 export interface Lifecycle {
   /**
