@@ -3,12 +3,13 @@
  * is committed, so a caller that awaits it can read the entries back. A worker that dies fails the
  * batches it held (the HistoryWriter retries them) and is started again for the next one.
  */
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-thread.js';
 import { fileRow, rowValues, type RowValue } from './history-row.js';
 import type { NewHistoryEntry } from './types.js';
 import type { HistoryUsage } from './history-trim.js';
-import type { InsertMessage, WorkerReply, TrimMessage } from './history-worker.js';
+import type { InsertMessage, PartMessage, WorkerReply, TrimMessage } from './history-worker.js';
 
 /** A message sent and not answered yet: how to settle it, and its promise (which `close` waits for). */
 type Pending = {
@@ -18,9 +19,21 @@ type Pending = {
   done: Promise<unknown>;
 };
 
+/** Entries a message: a batch larger than this is handed over in parts, one a turn of the event loop. */
+const SLICE = 100;
+
+/** The values of `entries[from..to)`'s rows, one flat list. */
+function rowsOf(entries: readonly NewHistoryEntry[], from: number, to: number): RowValue[] {
+  const rows: RowValue[] = [];
+  for (let i = from; i < to; i++) rows.push(...rowValues(entries[i]!));
+  return rows;
+}
+
 export class HistoryInsertWorker {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
+  /** Inserts still posting their parts (not in `pending` yet), which `close` waits for too. */
+  private readonly handing = new Set<Promise<void>>();
   private seq = 0;
 
   constructor(private readonly file: string) {}
@@ -32,10 +45,32 @@ export class HistoryInsertWorker {
    * rows from them, about a third of its cost an entry). The files, rare, go as rows.
    */
   async insert(entries: NewHistoryEntry[]): Promise<void> {
+    const handing = this.handOver(entries);
+    this.handing.add(handing);
+    try {
+      await handing;
+    } finally {
+      this.handing.delete(handing);
+    }
+  }
+
+  /**
+   * Posts a batch a slice a turn: built and posted in one piece, a batch of hundreds of entries
+   * held the main thread about 3 ms (2.6 ms for 500 echo entries, 0.3 for 60), a stall that every
+   * request arriving meanwhile waited out.
+   */
+  private async handOver(entries: NewHistoryEntry[]): Promise<void> {
     const files = entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
-    const rows: RowValue[] = [];
-    for (const e of entries) rows.push(...rowValues(e));
-    await this.send('insert', (seq): InsertMessage => ({ seq, rows, files }));
+    const seq = ++this.seq;
+    let from = 0;
+    let parts = 0;
+    for (; entries.length - from > SLICE; from += SLICE, parts++) {
+      const part: PartMessage = { seq, part: rowsOf(entries, from, from + SLICE) };
+      (this.worker ??= this.spawn()).postMessage(part);
+      await yieldToRequests();
+    }
+    const rows = rowsOf(entries, from, entries.length);
+    await this.send('insert', (): InsertMessage => ({ seq, rows, files, parts }), seq);
   }
 
   /** Brings one endpoint within `caps` on the worker's connection (history-trim.ts). */
@@ -52,9 +87,9 @@ export class HistoryInsertWorker {
   private send(
     kind: Pending['kind'],
     message: (seq: number) => InsertMessage | TrimMessage,
+    seq = ++this.seq,
   ): Promise<WorkerReply> {
     const worker = (this.worker ??= this.spawn());
-    const seq = ++this.seq;
     let settle!: Pick<Pending, 'resolve' | 'reject'>;
     const done = new Promise<WorkerReply>((resolve, reject) => (settle = { resolve, reject }));
     this.pending.set(seq, { kind, ...settle, done });
@@ -86,6 +121,7 @@ export class HistoryInsertWorker {
    * exited 5 s later is terminated, so that a shutdown cannot hang on it.
    */
   async close(): Promise<void> {
+    await Promise.allSettled(this.handing);
     const worker = this.worker;
     if (!worker) return;
     await Promise.allSettled([...this.pending.values()].map((p) => p.done));

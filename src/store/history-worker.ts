@@ -22,6 +22,18 @@ export interface InsertMessage {
   /** The rows' values, ROW_WIDTH a row in REQUEST_COLUMNS order (`rowValues`, history-row.ts). */
   rows: RowValue[];
   files: FileRow[];
+  /** How many parts of the batch (PartMessage, the same seq) came before: their rows go first. */
+  parts?: number;
+}
+/**
+ * Rows of a batch posted ahead of its InsertMessage, so that the main thread hands a large batch
+ * over a slice a turn (history-worker-client.ts); not answered. The batch is written, in one
+ * transaction, when its InsertMessage comes, and fails if a part is missing (a worker that died
+ * between them).
+ */
+export interface PartMessage {
+  seq: number;
+  part: RowValue[];
 }
 export interface TrimMessage {
   seq: number;
@@ -45,16 +57,24 @@ const insert = sqliteBulkInsert(db);
 // its delete cannot fail it (sqlite-patience.ts); this thread may wait for the lock synchronously.
 const kdb = new Kysely<Database>({ dialect: new PatientSqliteDialect({ database: db }, 5000) });
 
+/** The parts of the batch being handed over. */
+let held: { seq: number; parts: RowValue[][] } | undefined;
+
 let queue: Promise<void> = Promise.resolve();
-port.on('message', (m: InsertMessage | TrimMessage | 'close') => {
+port.on('message', (m: InsertMessage | PartMessage | TrimMessage | 'close') => {
   // A trim awaits between its statements: the next message waits for it, not interleaves.
   queue = queue.then(() => handle(m));
 });
 
-async function handle(m: InsertMessage | TrimMessage | 'close'): Promise<void> {
+async function handle(m: InsertMessage | PartMessage | TrimMessage | 'close'): Promise<void> {
   if (m === 'close') {
     db.close();
     port.close();
+    return;
+  }
+  if ('part' in m) {
+    if (held?.seq !== m.seq) held = { seq: m.seq, parts: [] };
+    held.parts.push(m.part);
     return;
   }
   if ('trim' in m)
@@ -81,13 +101,17 @@ async function answer(
   port.postMessage(reply);
 }
 
-/** Writes one batch in one transaction. */
+/** Writes one batch, its parts' rows first, in one transaction. */
 function insertBatch(m: InsertMessage): Omit<WorkerReply, 'seq'> {
+  const parts = held?.seq === m.seq ? held.parts : [];
+  held = undefined;
+  if (parts.length !== (m.parts ?? 0))
+    throw new Error(`batch ${m.seq}: ${parts.length} of its ${m.parts ?? 0} parts arrived`);
   // Files arrive as Uint8Array (structured clone); better-sqlite3 binds Buffers as blobs.
   const files = m.files.map((f) => ({
     ...f,
     data: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length),
   }));
-  insert(m.rows, files);
+  insert(parts.length === 0 ? m.rows : [...parts.flat(), ...m.rows], files);
   return {};
 }

@@ -68,6 +68,58 @@ test('a worker that cannot write fails the batch with a clear error, and the nex
   }
 });
 
+test('a large batch goes over in parts; with a part missing (a worker that died between them) it fails whole, never written in part', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
+  try {
+    const file = join(dir, 'db.sqlite');
+    const store = await openSqliteStore(file); // creates the tables
+    await store.close();
+    const worker = new HistoryInsertWorker(file);
+    t.after(() => worker.close());
+    const batch = Array.from({ length: 450 }, () => entry('echo'));
+    const inserting = worker.insert(batch);
+    // The first of the batch's four parts is posted at once; the next three are lost on the way.
+    const thread = (worker as unknown as { worker: { postMessage(m: unknown): void } }).worker;
+    const post = thread.postMessage.bind(thread);
+    thread.postMessage = (m) => {
+      if (!(typeof m === 'object' && m !== null && 'part' in m)) post(m);
+    };
+    await assert.rejects(inserting, /history insert failed: batch \d+: 1 of its 4 parts arrived/);
+    const count = () => {
+      const db = new SQLite(file);
+      const n = (db.prepare('SELECT count(*) AS n FROM requests').get() as { n: number }).n;
+      db.close();
+      return n;
+    };
+    assert.equal(count(), 0, 'nothing of the failed batch is written');
+    // Written again (as the history writer retries it), the batch goes whole.
+    thread.postMessage = post;
+    await worker.insert(batch);
+    await worker.close();
+    assert.equal(count(), 450);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('close() waits for a batch still being handed over in parts, which is written whole', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
+  try {
+    const file = join(dir, 'db.sqlite');
+    const store = await openSqliteStore(file); // creates the tables
+    await store.close();
+    const worker = new HistoryInsertWorker(file);
+    const inserting = worker.insert(Array.from({ length: 450 }, () => entry('echo')));
+    await worker.close();
+    await inserting;
+    const db = new SQLite(file);
+    assert.deepEqual(db.prepare('SELECT count(*) AS n FROM requests').get(), { n: 450 });
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a worker that cannot open the database rejects the batch instead of hanging', async () => {
   const worker = new HistoryInsertWorker(join(tmpdir(), 'mb-no-such-dir', 'x', 'db.sqlite'));
   await assert.rejects(worker.insert([]), /history worker|unable to open|directory/i);
