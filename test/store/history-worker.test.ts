@@ -26,6 +26,28 @@ async function withFileStore(body: (store: SqliteStore) => Promise<void>): Promi
   }
 }
 
+/** Runs `body` with the file of a new SQLite database whose tables exist (no store open on it), then removes it. */
+async function withTables(body: (file: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
+  try {
+    const file = join(dir, 'db.sqlite');
+    await (await openSqliteStore(file)).close(); // creates the tables
+    await body(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The ids of the `requests` rows in `file`. */
+function storedRows(file: string): { id: string }[] {
+  const db = new SQLite(file);
+  try {
+    return db.prepare('SELECT id FROM requests').all() as { id: string }[];
+  } finally {
+    db.close();
+  }
+}
+
 test('entries inserted through the worker are readable once insert resolves, files included', () =>
   withFileStore(async (store) => {
     await store.createEndpoint({ name: 'w', createdAt: 1, settings: {} });
@@ -45,12 +67,8 @@ test('entries inserted through the worker are readable once insert resolves, fil
     assert.deepEqual(file?.data, Buffer.from([0, 255, 7]), 'binary file contents survive the thread hop');
   }));
 
-test('a worker that cannot write fails the batch with a clear error, and the next batch gets a new worker', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
-  try {
-    const file = join(dir, 'db.sqlite');
-    const store = await openSqliteStore(file); // creates the tables
-    await store.close();
+test('a worker that cannot write fails the batch with a clear error, and the next batch gets a new worker', () =>
+  withTables(async (file) => {
     const worker = new HistoryInsertWorker(file);
     const row = entry('echo');
     // A NOT NULL column left null: SQLite refuses the row inside the worker.
@@ -60,20 +78,11 @@ test('a worker that cannot write fails the batch with a clear error, and the nex
     );
     await worker.insert([row]);
     await worker.close();
-    const db = new SQLite(file);
-    assert.deepEqual(db.prepare('SELECT id FROM requests').all(), [{ id: row.entry.id }]);
-    db.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+    assert.deepEqual(storedRows(file), [{ id: row.entry.id }]);
+  }));
 
-test('a large batch goes over in parts; with a part missing (a worker that died between them) it fails whole, never written in part', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
-  try {
-    const file = join(dir, 'db.sqlite');
-    const store = await openSqliteStore(file); // creates the tables
-    await store.close();
+test('a large batch goes over in parts; with a part missing (a worker that died between them) it fails whole, never written in part', (t) =>
+  withTables(async (file) => {
     const worker = new HistoryInsertWorker(file);
     t.after(() => worker.close());
     const batch = Array.from({ length: 450 }, () => entry('echo'));
@@ -85,40 +94,22 @@ test('a large batch goes over in parts; with a part missing (a worker that died 
       if (!(typeof m === 'object' && m !== null && 'part' in m)) post(m);
     };
     await assert.rejects(inserting, /history insert failed: batch \d+: 1 of its 4 parts arrived/);
-    const count = () => {
-      const db = new SQLite(file);
-      const n = (db.prepare('SELECT count(*) AS n FROM requests').get() as { n: number }).n;
-      db.close();
-      return n;
-    };
-    assert.equal(count(), 0, 'nothing of the failed batch is written');
+    assert.equal(storedRows(file).length, 0, 'nothing of the failed batch is written');
     // Written again (as the history writer retries it), the batch goes whole.
     thread.postMessage = post;
     await worker.insert(batch);
     await worker.close();
-    assert.equal(count(), 450);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+    assert.equal(storedRows(file).length, 450);
+  }));
 
-test('close() waits for a batch still being handed over in parts, which is written whole', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mb-hw-'));
-  try {
-    const file = join(dir, 'db.sqlite');
-    const store = await openSqliteStore(file); // creates the tables
-    await store.close();
+test('close() waits for a batch still being handed over in parts, which is written whole', () =>
+  withTables(async (file) => {
     const worker = new HistoryInsertWorker(file);
     const inserting = worker.insert(Array.from({ length: 450 }, () => entry('echo')));
     await worker.close();
     await inserting;
-    const db = new SQLite(file);
-    assert.deepEqual(db.prepare('SELECT count(*) AS n FROM requests').get(), { n: 450 });
-    db.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+    assert.equal(storedRows(file).length, 450);
+  }));
 
 test('a worker that cannot open the database rejects the batch instead of hanging', async () => {
   const worker = new HistoryInsertWorker(join(tmpdir(), 'mb-no-such-dir', 'x', 'db.sqlite'));
