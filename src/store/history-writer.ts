@@ -96,7 +96,7 @@ export class HistoryWriter {
     this.items.push({ seq: ++this.seq, entry, weight });
     this.queuedBytes += weight;
     this.dropOverflow();
-    if (this.size >= this.batchSize || this.queuedBytes >= this.batchBytes) this.pump(false);
+    if (this.batchFull()) this.pump(false);
     else this.timer ??= setTimeout(() => this.pump(false), this.intervalMs);
   }
 
@@ -203,7 +203,12 @@ export class HistoryWriter {
    * worker went from 20 to 15 µs a request.
    */
   private fullBatchWanted(): boolean {
-    return this.waiters.length > 0 || this.size >= this.batchSize || this.queuedBytes >= this.batchBytes;
+    return this.waiters.length > 0 || this.batchFull();
+  }
+
+  /** Whether what is queued makes a whole batch, by count or by bytes. */
+  private batchFull(): boolean {
+    return this.size >= this.batchSize || this.queuedBytes >= this.batchBytes;
   }
 
   /** The oldest entries, up to one batch's count and bytes (one entry at least). */
