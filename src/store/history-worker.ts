@@ -51,7 +51,16 @@ export interface WorkerReply {
 if (!parentPort) throw new Error('history-worker runs as a worker thread');
 const port: MessagePort = parentPort;
 const db = new SQLite((workerData as { file: string }).file);
-configureSqlite(db);
+/**
+ * The worker's page cache: 8 MiB, not the main connection's 64. SQLite moves a page through a
+ * temporary number past the end of the file when a b-tree split reorders pages taken from the free
+ * list (balance_nonroot); the commit after such a move then scans the cache's whole hash table to drop
+ * pages past the end (pcache1TruncateUnsafe), a slot a cached page. At the history cap, where every
+ * batch reuses the pages its trims freed, that scan was 5 % of this thread's CPU with 64 MiB cached.
+ * The worker's inserts and trims touch the table's two ends, which 8 MiB holds.
+ */
+const CACHE_KIB = 8192;
+configureSqlite(db, 5000, CACHE_KIB);
 const insert = sqliteBulkInsert(db);
 // Transactions begin immediate, so that the main connection committing between a trim's read and
 // its delete cannot fail it (sqlite-patience.ts); this thread may wait for the lock synchronously.

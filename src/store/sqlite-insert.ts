@@ -5,17 +5,20 @@
 import type SQLite from 'better-sqlite3';
 import { REQUEST_COLUMNS, type FileRow, type RowValue } from './history-row.js';
 
-/** WAL (readers never wait for the writer), no fsync per commit, and a bounded wait instead of SQLITE_BUSY. */
-export function configureSqlite(db: SQLite.Database, busyTimeoutMs = 5000): void {
+/**
+ * WAL (readers never wait for the writer), no fsync per commit, a bounded wait instead of
+ * SQLITE_BUSY, and a page cache of `cacheKib` KiB.
+ */
+export function configureSqlite(db: SQLite.Database, busyTimeoutMs = 5000, cacheKib = 65_536): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   // better-sqlite3 waits synchronously: on the main thread the wait freezes every request, so there
   // it is short (STORE_BUSY_TIMEOUT, then 503); the history worker may wait longer.
   db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
-  // 64 MB of page cache instead of 2 MB: a bulk history delete touches pages all over the table,
-  // and with the small default it spills dirty pages to the WAL mid-statement (about 2x slower;
-  // bench/history.ts).
-  db.pragma('cache_size = -65536');
+  // 64 MB of page cache by default instead of 2 MB: a bulk history delete touches pages all over
+  // the table, and with the small default it spills dirty pages to the WAL mid-statement (about 2x
+  // slower; bench/history.ts). The history worker takes less (history-worker.ts).
+  db.pragma(`cache_size = ${-Math.trunc(cacheKib)}`);
 }
 
 export const FILE_COLUMNS: (keyof FileRow)[] = [
