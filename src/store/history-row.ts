@@ -49,7 +49,7 @@ export function toRow(n: NewHistoryEntry): RequestRow {
   return row as unknown as RequestRow;
 }
 
-export function fileRow(endpoint: string, f: HistoryFile): FileRow {
+function fileRow(endpoint: string, f: HistoryFile): FileRow {
   return {
     request_id: f.requestId,
     endpoint,
@@ -100,4 +100,16 @@ export function rowValues(n: NewHistoryEntry): RowValue[] {
     e.httpVersion,
     e.isMultipart ? 1 : 0,
   ];
+}
+
+/** The values of `entries[from..to)`'s rows, one flat list (`rowValues` of each, in order). */
+export function rowsOf(entries: readonly NewHistoryEntry[], from = 0, to = entries.length): RowValue[] {
+  const rows: RowValue[] = [];
+  for (let i = from; i < to; i++) rows.push(...rowValues(entries[i]!));
+  return rows;
+}
+
+/** The `request_files` rows of `entries`' uploaded files, in order. */
+export function fileRows(entries: readonly NewHistoryEntry[]): FileRow[] {
+  return entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
 }

@@ -19,7 +19,7 @@ import type {
   Page,
 } from './types.js';
 
-import { fileRow, toRow, type RequestRow } from './history-row.js';
+import { fileRows, toRow, type RequestRow } from './history-row.js';
 
 export type { FileRow, RequestRow } from './history-row.js';
 
@@ -166,9 +166,7 @@ export class HistoryTable {
         for (const r of rows) inserted.add(r.id);
       }
       // A batch written again (a retry) skips the entries already there, and their files with them.
-      const files = entries
-        .filter((e) => inserted.has(e.entry.id))
-        .flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
+      const files = fileRows(entries.filter((e) => inserted.has(e.entry.id)));
       for (let i = 0; i < files.length; i += 100) {
         await tx
           .insertInto('request_files')

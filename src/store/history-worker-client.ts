@@ -6,7 +6,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-thread.js';
-import { fileRow, rowValues, type RowValue } from './history-row.js';
+import { fileRows, rowsOf } from './history-row.js';
 import type { NewHistoryEntry } from './types.js';
 import type { HistoryUsage } from './history-trim.js';
 import type { InsertMessage, PartMessage, WorkerReply, TrimMessage } from './history-worker.js';
@@ -21,13 +21,6 @@ type Pending = {
 
 /** Entries a message: a batch larger than this is handed over in parts, one a turn of the event loop. */
 const SLICE = 100;
-
-/** The values of `entries[from..to)`'s rows, one flat list. */
-function rowsOf(entries: readonly NewHistoryEntry[], from: number, to: number): RowValue[] {
-  const rows: RowValue[] = [];
-  for (let i = from; i < to; i++) rows.push(...rowValues(entries[i]!));
-  return rows;
-}
 
 export class HistoryInsertWorker {
   private worker: Worker | undefined;
@@ -60,7 +53,7 @@ export class HistoryInsertWorker {
    * request arriving meanwhile waited out.
    */
   private async handOver(entries: NewHistoryEntry[]): Promise<void> {
-    const files = entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f)));
+    const files = fileRows(entries);
     const seq = ++this.seq;
     let from = 0;
     let parts = 0;

@@ -12,7 +12,7 @@ import { KyselyStore } from './kysely-store.js';
 import { configureSqlite, sqliteBulkInsert } from './sqlite-insert.js';
 import { BUSY_SLICE_MS, PatientSqliteDialect } from './sqlite-patience.js';
 import { HistoryInsertWorker } from './history-worker-client.js';
-import { fileRow, rowValues } from './history-row.js';
+import { fileRows, rowsOf } from './history-row.js';
 import type { NewHistoryEntry } from './types.js';
 import { compileUserRegex, regexTest, type UserRegex } from '../regex/index.js';
 
@@ -63,11 +63,7 @@ export async function openSqliteStore(
 /** The prepared-statement insert on this thread's connection (an in-memory database). */
 function insertOnThisThread(db: SQLite.Database): (entries: NewHistoryEntry[]) => void {
   const insert = sqliteBulkInsert(db);
-  return (entries) =>
-    insert(
-      entries.flatMap(rowValues),
-      entries.flatMap((e) => e.files.map((f) => fileRow(e.entry.endpoint, f))),
-    );
+  return (entries) => insert(rowsOf(entries), fileRows(entries));
 }
 
 /** Connects to PostgreSQL at `url`; throws a clear error when it cannot be reached. */
