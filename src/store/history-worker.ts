@@ -60,11 +60,13 @@ const db = new SQLite((workerData as { file: string }).file);
  * The worker's inserts and trims touch the table's two ends, which 8 MiB holds.
  */
 const CACHE_KIB = 8192;
-configureSqlite(db, 5000, CACHE_KIB);
+/** How long this thread waits for the write lock (synchronously: no request waits on it). */
+const BUSY_WAIT_MS = 5000;
+configureSqlite(db, BUSY_WAIT_MS, CACHE_KIB);
 const insert = sqliteBulkInsert(db);
 // Transactions begin immediate, so that the main connection committing between a trim's read and
 // its delete cannot fail it (sqlite-patience.ts); this thread may wait for the lock synchronously.
-const kdb = new Kysely<Database>({ dialect: new PatientSqliteDialect({ database: db }, 5000) });
+const kdb = new Kysely<Database>({ dialect: new PatientSqliteDialect({ database: db }, BUSY_WAIT_MS) });
 
 /** The parts of the batch being handed over. */
 let held: { seq: number; parts: RowValue[][] } | undefined;
@@ -121,6 +123,7 @@ function insertBatch(m: InsertMessage): Omit<WorkerReply, 'seq'> {
     ...f,
     data: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.length),
   }));
-  insert(parts.length === 0 ? m.rows : [...parts.flat(), ...m.rows], files);
+  // One copy of a large batch's values, not two (flat(), then a spread of it).
+  insert(parts.length === 0 ? m.rows : [...parts, m.rows].flat(), files);
   return {};
 }
