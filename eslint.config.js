@@ -31,8 +31,21 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // better-sqlite3 13 crashes an older Node when loaded: src/store/sqlite-driver.ts picks the
+      // package for the running Node, and is the only place a driver is loaded.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['better-sqlite3', 'better-sqlite3-12'].map((name) => ({
+            name,
+            message: 'Load SQLite through src/store/sqlite-driver.ts (the package depends on the Node line).',
+            allowTypeImports: true,
+          })),
+        },
+      ],
     },
   },
+  { files: ['src/store/sqlite-driver.ts'], rules: { '@typescript-eslint/no-restricted-imports': 'off' } },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

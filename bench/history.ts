@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import SQLite from 'better-sqlite3';
+import { openSqliteDatabase } from '../src/store/sqlite-driver.js';
 import pg from 'pg';
 import { openPostgresStore, openSqliteStore, type HistoryFilter, type Store } from '../src/store/index.js';
 
@@ -140,7 +140,7 @@ function makeRows(from: number, count: number, rand: () => number): { rows: Row[
 const FILE = Buffer.alloc(1024, 7);
 
 async function loadSqlite(file: string): Promise<void> {
-  const db = new SQLite(file);
+  const db = openSqliteDatabase(file);
   // Loading only: a small cache makes the indexes crawl.
   db.pragma('cache_size = -262144');
   const insert = db.prepare(

@@ -4,7 +4,9 @@
  * `--version`.
  * A bad setting stops the start with one line on stderr and exit code 2.
  */
-// First, before the rest of the service loads: see tick-shape.ts.
+// First, before the rest of the service loads: a Node line we do not run on stops here with one line
+// (supported-node.ts); then tick-shape.ts.
+import './supported-node.js';
 import './tick-shape.js';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -9,7 +9,7 @@
  * deletes stalled every request. Messages are handled one at a time, in order.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import SQLite from 'better-sqlite3';
+import { openSqliteDatabase } from './sqlite-driver.js';
 import { Kysely } from 'kysely';
 import { configureSqlite, sqliteBulkInsert } from './sqlite-insert.js';
 import type { FileRow, RowValue } from './history-row.js';
@@ -50,7 +50,7 @@ export interface WorkerReply {
 
 if (!parentPort) throw new Error('history-worker runs as a worker thread');
 const port: MessagePort = parentPort;
-const db = new SQLite((workerData as { file: string }).file);
+const db = openSqliteDatabase((workerData as { file: string }).file);
 /**
  * The worker's page cache: 8 MiB, not the main connection's 64. SQLite moves a page through a
  * temporary number past the end of the file when a b-tree split reorders pages taken from the free

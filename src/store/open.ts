@@ -5,7 +5,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
-import SQLite from 'better-sqlite3';
+import type SQLiteTypes from 'better-sqlite3';
+import { openSqliteDatabase } from './sqlite-driver.js';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { KyselyStore } from './kysely-store.js';
@@ -28,7 +29,7 @@ export async function openSqliteStore(
   file: string,
   opts: { busyTimeoutMs?: number } = {},
 ): Promise<KyselyStore> {
-  const db = new SQLite(file);
+  const db = openSqliteDatabase(file);
   // A lock held elsewhere is waited for in short synchronous slices, the rest asynchronously
   // (sqlite-patience.ts), so that a long history write never freezes the requests.
   const budget = opts.busyTimeoutMs ?? 5000;
@@ -61,7 +62,7 @@ export async function openSqliteStore(
 }
 
 /** The prepared-statement insert on this thread's connection (an in-memory database). */
-function insertOnThisThread(db: SQLite.Database): (entries: NewHistoryEntry[]) => void {
+function insertOnThisThread(db: SQLiteTypes.Database): (entries: NewHistoryEntry[]) => void {
   const insert = sqliteBulkInsert(db);
   return (entries) => insert(rowsOf(entries), fileRows(entries));
 }

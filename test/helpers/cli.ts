@@ -60,16 +60,20 @@ export interface Served {
   exited: Promise<number | null>;
 }
 
-/** Starts `mockingbird serve` on port 0 (or `port`) and waits for its listening line. */
+/**
+ * Starts `mockingbird serve` on port 0 (or `port`) and waits for its listening line; `node` is the
+ * Node.js binary that runs it (this process's by default).
+ */
 export function serveCli(
   env: Record<string, string>,
   timeoutMs = 20_000,
   logLevel = 'warn',
   port = 0,
+  node = process.execPath,
 ): Promise<Served> {
   return new Promise((resolve, reject) => {
     const child = spawn(
-      process.execPath,
+      node,
       ['--import', 'tsx', CLI, 'serve', '--port', String(port), '--log-level', logLevel],
       {
         env: childEnv(env),

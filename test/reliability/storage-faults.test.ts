@@ -10,14 +10,14 @@ import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import SQLite from 'better-sqlite3';
+import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { adminAuth, startApp } from '../helpers/app.js';
 import { serveCli } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
 
 test('SQLite locked by another process: an API write answers 503 store_unavailable once its wait runs out, echo keeps answering', async () => {
   const app = await startApp({}, { listen: true });
-  const other = new SQLite(join(app.dataDir, 'mockingbird.db'));
+  const other = openSqliteDatabase(join(app.dataDir, 'mockingbird.db'));
   try {
     other.exec('BEGIN IMMEDIATE'); // the write lock, held as another process would
     const started = Date.now();
@@ -54,7 +54,7 @@ test('SQLite locked by another process: an API write answers 503 store_unavailab
 
 test('SQLite locked for a moment: the API write waits for the lock without freezing the loop, and succeeds', async () => {
   const app = await startApp({}, { listen: true });
-  const other = new SQLite(join(app.dataDir, 'mockingbird.db'));
+  const other = openSqliteDatabase(join(app.dataDir, 'mockingbird.db'));
   try {
     other.exec('BEGIN IMMEDIATE');
     const histogram = monitorEventLoopDelay({ resolution: 5 });
@@ -86,7 +86,7 @@ test('SIGTERM that cannot write the history: the lost entries are counted in the
   const served = await serveCli({ DATA_DIR: dir });
   t.after(() => served.child.kill('SIGKILL'));
   // The history table made unwritable behind the service's back, as a full disk would.
-  const db = new SQLite(join(dir, 'mockingbird.db'));
+  const db = openSqliteDatabase(join(dir, 'mockingbird.db'));
   db.exec('ALTER TABLE requests RENAME TO requests_elsewhere');
   db.close();
   for (let i = 0; i < 5; i++) {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { openPostgresStore, openSqliteStore, type Store } from '../../src/store/index.js';
@@ -60,7 +60,7 @@ void describe('0008_history_hosted', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mb-mig-'));
     try {
       const file = join(dir, 'db.sqlite');
-      const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new SQLite(file) }) });
+      const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: openSqliteDatabase(file) }) });
       await migrateBefore(db, 'sqlite');
       await writeOldRows(db);
       await db.destroy();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { openSqliteStore } from '../../src/store/index.js';
 import { HistoryInsertWorker } from '../../src/store/history-worker-client.js';
 import { entry } from '../api/history-fixtures.js';
@@ -40,7 +40,7 @@ async function withTables(body: (file: string) => Promise<void>): Promise<void> 
 
 /** The ids of the `requests` rows in `file`. */
 function storedRows(file: string): { id: string }[] {
-  const db = new SQLite(file);
+  const db = openSqliteDatabase(file);
   try {
     return db.prepare('SELECT id FROM requests').all() as { id: string }[];
   } finally {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { openSqliteStore } from '../../src/store/index.js';
 import { FILE_COLUMNS, ROW_WIDTH, sqliteBulkInsert } from '../../src/store/sqlite-insert.js';
 import { REQUEST_COLUMNS, rowValues, toRow } from '../../src/store/history-row.js';
@@ -22,7 +22,7 @@ test("the worker's column lists cover every column of requests and request_files
     const file = join(dir, 'db.sqlite');
     const store = await openSqliteStore(file); // creates the tables, every migration applied
     await store.close();
-    const db = new SQLite(file, { readonly: true });
+    const db = openSqliteDatabase(file, { readonly: true });
     try {
       const columns = (table: string) =>
         (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string; pk: number; type: string }[])
@@ -118,7 +118,7 @@ test('rowValues lists an entry in REQUEST_COLUMNS order, and toRow names every c
 });
 
 test('the bulk insert refuses values that are not a whole number of rows, and writes none of them', () => {
-  const db = new SQLite(':memory:');
+  const db = openSqliteDatabase(':memory:');
   try {
     const insert = sqliteBulkInsert(db);
     assert.throws(() => insert(['only-an-id'], []), /1 values is not a whole number of rows/);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { Kysely, sql } from 'kysely';
 import { PatientSqliteDialect } from '../../src/store/sqlite-patience.js';
 import { configureSqlite } from '../../src/store/sqlite-insert.js';
@@ -21,11 +21,11 @@ interface Db {
 function fixture(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'mb-patience-'));
   const file = join(dir, 'db.sqlite');
-  const main = new SQLite(file);
+  const main = openSqliteDatabase(file);
   configureSqlite(main, 10);
   main.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, who TEXT NOT NULL)');
   const db = new Kysely<Db>({ dialect: new PatientSqliteDialect({ database: main }, 300) });
-  const other = new SQLite(file);
+  const other = openSqliteDatabase(file);
   other.pragma('busy_timeout = 0');
   t.after(() => {
     other.close();

@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLiteTypes from 'better-sqlite3';
+import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { configureSqlite } from '../../src/store/sqlite-insert.js';
 
-function open(t: { after(fn: () => void): void }): SQLite.Database {
+function open(t: { after(fn: () => void): void }): SQLiteTypes.Database {
   const dir = mkdtempSync(join(tmpdir(), 'mb-settings-'));
-  const db = new SQLite(join(dir, 'db.sqlite'));
+  const db = openSqliteDatabase(join(dir, 'db.sqlite'));
   t.after(() => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
