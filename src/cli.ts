@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `mockingbird` command: `serve` (default), `keys create`, `tunnel`, `export`, `import`, `--help`,
- * `--version`.
+ * The `mockingbird` command: `serve` (default), `keys create|list|revoke` (commands/keys.ts), `tunnel`,
+ * `export`, `import`, `--help`, `--version`.
  * A bad setting stops the start with one line on stderr and exit code 2.
  */
 // First, before the rest of the service loads: a Node line we do not run on stops here with one line
@@ -12,9 +12,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, SETTINGS, loadConfig, type Config } from './config.js';
 import { buildApp } from './server.js';
-import { openStore } from './store/index.js';
-import { createKey } from './api/index.js';
-import { ECHO_ENDPOINT, endpointNameProblem } from './endpoint/index.js';
+import { keysCommand } from './commands/index.js';
+import { endpointNameProblem } from './endpoint/index.js';
 import { runTunnel } from './tunnel/index.js';
 import { configCommand, ConfigFileError, loadConfigFile, watchConfigFile } from './config-file/index.js';
 
@@ -23,14 +22,14 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 };
 
 const USAGE = `Usage: mockingbird [serve] [--config FILE [--watch]] [options]
-       mockingbird keys create [--endpoint NAME] [options]
+       mockingbird keys create|list|revoke [ID] [--endpoint NAME] [--server URL] [--api-key KEY]
        mockingbird tunnel --endpoint NAME --port PORT [--host HOST] [--server URL] [--api-key KEY]
        mockingbird export [--endpoint NAME] [--server URL] [--api-key KEY] > mockingbird.yaml
        mockingbird import FILE [--server URL] [--api-key KEY]
 
 Commands:
   serve         start the service (default)
-  keys create   create an API key (admin, or scoped to one endpoint with --endpoint) and print it once
+  keys          create (and print once), list or revoke API keys of a running server (mockingbird keys --help)
   tunnel        forward the endpoint's requests that no rule answers to a local service (see below)
   export        print a running server's endpoints as a configuration file (YAML)
   import        apply a configuration file to a running server through its API
@@ -64,12 +63,10 @@ function parse(argv: string[]): {
   help: boolean;
   version: boolean;
   watch: boolean;
-  endpoint?: string;
 } {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'v' },
-    endpoint: { type: 'string' },
     watch: { type: 'boolean' },
   };
   for (const s of SETTINGS) options[s.flag] = { type: 'string' };
@@ -88,7 +85,6 @@ function parse(argv: string[]): {
     help: v['help'] === true,
     version: v['version'] === true,
     watch: v['watch'] === true,
-    ...(typeof v['endpoint'] === 'string' ? { endpoint: v['endpoint'] } : {}),
   };
 }
 
@@ -164,27 +160,6 @@ async function serve(cfg: Config, watch: boolean): Promise<void> {
   process.stdout.write(banner);
 }
 
-async function keysCreate(cfg: Config, endpoint: string | undefined): Promise<void> {
-  if (endpoint !== undefined) {
-    const problem = endpointNameProblem(endpoint);
-    if (problem && endpoint !== ECHO_ENDPOINT) fail(`--endpoint: ${problem}`);
-  }
-  const store = await openStore(cfg).catch((err: unknown) =>
-    fail(`cannot open the database: ${String(err)}`),
-  );
-  try {
-    if (endpoint !== undefined && !(await store.getEndpoint(endpoint)))
-      fail(`endpoint "${endpoint}" does not exist`);
-    const k = await createKey(store, endpoint ?? null);
-    process.stdout.write(`${k.key}\n`);
-    process.stderr.write(
-      `Created ${endpoint ? `a key for endpoint "${endpoint}"` : 'an admin key'} (id ${k.id}). It is shown only now.\n`,
-    );
-  } finally {
-    await store.close();
-  }
-}
-
 /** `mockingbird tunnel`: runs until SIGINT/SIGTERM (exit 0) or a refusal no retry can fix (exit 1). */
 async function tunnel(argv: string[]): Promise<void> {
   let v: Record<string, string | boolean | undefined>;
@@ -243,6 +218,11 @@ async function tunnel(argv: string[]): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'tunnel') return tunnel(process.argv.slice(3));
+  if (process.argv[2] === 'keys') {
+    const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
+    process.exitCode = await keysCommand(process.argv.slice(3), { ...io, env: process.env });
+    return;
+  }
   const first = process.argv[2];
   if (first === 'export' || first === 'import') {
     const io = {
@@ -264,9 +244,8 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const [cmd = 'serve', sub] = args.command;
+  const [cmd = 'serve'] = args.command;
   if (cmd === 'serve') return serve(config(args.flags), args.watch);
-  if (cmd === 'keys' && sub === 'create') return keysCreate(config(args.flags), args.endpoint);
   fail(`unknown command "${args.command.join(' ')}" (see mockingbird --help)`);
 }
 

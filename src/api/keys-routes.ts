@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { requireAdmin } from './auth.js';
 import { Nullable } from '../schema/index.js';
-import { createKey } from './keys.js';
+import { createKey, listKeys, revokeKey } from './keys.js';
 import { DataOf, Deleted, NoQuery } from './schemas/common.js';
 
 const TAGS = ['API keys'];
@@ -72,14 +72,7 @@ export async function keysRoutesApi(app: FastifyInstance, ctx: AppContext): Prom
     },
     async (request) => {
       requireAdmin(request);
-      const keys = await ctx.store.listApiKeys();
-      return {
-        data: keys.map((k) => ({
-          id: k.id,
-          endpoint: k.endpoint,
-          createdAt: new Date(k.createdAt).toISOString(),
-        })),
-      };
+      return { data: await listKeys(ctx.store) };
     },
   );
 
@@ -98,13 +91,7 @@ export async function keysRoutesApi(app: FastifyInstance, ctx: AppContext): Prom
     async (request) => {
       requireAdmin(request);
       const { id } = request.params;
-      const keys = await ctx.store.listApiKeys();
-      const key = keys.find((k) => k.id === id);
-      if (!key) throw new AppError('not_found', `API key "${id}" does not exist.`);
-      if (key.endpoint === null && keys.filter((k) => k.endpoint === null).length === 1)
-        throw new AppError('conflict', 'This is the last admin key; create another one before revoking it.');
-      if (!(await ctx.store.deleteApiKey(id)))
-        throw new AppError('not_found', `API key "${id}" does not exist.`);
+      await revokeKey(ctx.store, id);
       return { id, deleted: true as const };
     },
   );

@@ -4,6 +4,7 @@
  * go by hash and the final comparison is constant-time.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../errors.js';
 import type { ApiKeyRecord, Store } from '../store/index.js';
 
 export function generateKey(): string {
@@ -67,4 +68,25 @@ export async function ensureAdminKey(
   const { key } = await createKey(store, null);
   await store.setMeta('admin_key_generated', new Date().toISOString());
   return key;
+}
+
+/** The keys as the API shows them: ids, scopes and creation times, never a key or its hash. */
+export async function listKeys(
+  store: Store,
+): Promise<{ id: string; endpoint: string | null; createdAt: string }[]> {
+  return (await store.listApiKeys()).map((k) => ({
+    id: k.id,
+    endpoint: k.endpoint,
+    createdAt: new Date(k.createdAt).toISOString(),
+  }));
+}
+
+/** Revokes key `id`: not_found when there is none, conflict when it is the last admin key. */
+export async function revokeKey(store: Store, id: string): Promise<void> {
+  const keys = await store.listApiKeys();
+  const key = keys.find((k) => k.id === id);
+  if (!key) throw new AppError('not_found', `API key "${id}" does not exist.`);
+  if (key.endpoint === null && keys.filter((k) => k.endpoint === null).length === 1)
+    throw new AppError('conflict', 'This is the last admin key; create another one before revoking it.');
+  if (!(await store.deleteApiKey(id))) throw new AppError('not_found', `API key "${id}" does not exist.`);
 }

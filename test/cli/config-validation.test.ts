@@ -1,7 +1,7 @@
 /** Bad settings stop the start with one clear line and a non-zero exit; flags win over the environment. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, SETTINGS } from '../../src/config.js';
@@ -146,15 +146,16 @@ describe('mockingbird command', () => {
     }
   });
 
-  it('keys create makes an admin key, or one scoped to an existing endpoint', async () => {
+  // Until keys went through the server's API, DATA_DIR alone made `keys create` write (and create) a
+  // database; the key-format, unknown-endpoint and echo-scope assertions that stood here are in
+  // test/cli/keys-command.test.ts, made with --data-dir on an existing database.
+  it('keys create with only DATA_DIR set asks the server, and writes no database there', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mb-cli-'));
-    const admin = await runCli(['keys', 'create'], { DATA_DIR: dir });
-    assert.equal(admin.code, 0, admin.stderr);
-    assert.match(admin.stdout.trim(), /^mb_[A-Za-z0-9_-]{32,}$/);
-    const missing = await runCli(['keys', 'create', '--endpoint', 'shop'], { DATA_DIR: dir });
-    assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /endpoint "shop" does not exist/);
-    const echo = await runCli(['keys', 'create', '--endpoint', 'echo'], { DATA_DIR: dir });
-    assert.equal(echo.code, 0, echo.stderr);
+    const r = await runCli(['keys', 'create', '--server', 'http://127.0.0.1:9', '--api-key', 'mb_x'], {
+      DATA_DIR: dir,
+    });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /no Mockingbird server answers at http:\/\/127\.0\.0\.1:9/);
+    assert.deepEqual(readdirSync(dir), []);
   });
 });

@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+/** tsx's loader by its full URL, so that a child started in another folder finds it. */
+const TSX = import.meta.resolve('tsx');
 
 /** The environment for a child: the parent's, without settings that would switch its storage. */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -29,14 +31,18 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the CLI to completion (with a time limit). */
+/** Runs the CLI to completion (with a time limit), in `cwd` when given. */
 export function runCli(
   args: string[],
   env: Record<string, string> = {},
   timeoutMs = 20_000,
+  cwd?: string,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: childEnv(env) });
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+      env: childEnv(env),
+      ...(cwd !== undefined ? { cwd } : {}),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -74,7 +80,7 @@ export function serveCli(
   return new Promise((resolve, reject) => {
     const child = spawn(
       node,
-      ['--import', 'tsx', CLI, 'serve', '--port', String(port), '--log-level', logLevel],
+      ['--import', TSX, CLI, 'serve', '--port', String(port), '--log-level', logLevel],
       {
         env: childEnv(env),
       },

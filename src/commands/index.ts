@@ -1,0 +1,2 @@
+/** Commands of the `mockingbird` CLI that talk to a server (or, when told, to its database). */
+export { keysCommand, KEYS_USAGE, type KeysIo } from './keys.js';
