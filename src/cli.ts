@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, SETTINGS, loadConfig, type Config } from './config.js';
 import { buildApp } from './server.js';
 import { keysCommand } from './commands/index.js';
+import { redisProblem, safeUrl, startBanner } from './start-report.js';
 import { endpointNameProblem } from './endpoint/index.js';
 import { runTunnel } from './tunnel/index.js';
 import { configCommand, ConfigFileError, loadConfigFile, watchConfigFile } from './config-file/index.js';
@@ -119,19 +120,28 @@ async function serve(cfg: Config, watch: boolean): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  if (cfg.redisUrl) {
+    const problem = await redisProblem(cfg.redisUrl);
+    if (problem)
+      fail(
+        `cannot reach Redis at REDIS_URL (${safeUrl(cfg.redisUrl)}): ${problem}. ` +
+          `One instance does not need Redis: unset REDIS_URL, or start Redis there.`,
+      );
+  }
   try {
     app = await buildApp(cfg);
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message); // e.g. a bad PLANS_FILE, read while building
     const what = cfg.databaseUrl
-      ? 'cannot open the database at DATABASE_URL'
+      ? `cannot open the database at DATABASE_URL (${safeUrl(cfg.databaseUrl)})`
       : `cannot open the database in ${cfg.dataDir}`;
     fail(`${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
+  let loaded: { file: string; endpoints: string[] } | undefined;
   if (cfg.configFile) {
     const file = cfg.configFile;
     try {
-      await loadConfigFile(app.ctx, file);
+      loaded = { file, ...(await loadConfigFile(app.ctx, file)) };
     } catch (err) {
       await app.close();
       if (err instanceof ConfigFileError) fail(`invalid configuration file:\n${err.message}`);
@@ -147,17 +157,16 @@ async function serve(cfg: Config, watch: boolean): Promise<void> {
   }
   const addr = app.fastify.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : cfg.port;
-  const scheme = cfg.tlsCert ? 'https' : 'http';
   // One write, so that whoever reads the listening line also has the key line.
-  let banner =
-    `Mockingbird ${pkg.version} listening on ${scheme}://${cfg.host}:${port} ` +
-    `(echo: ${scheme}://echo.${cfg.baseDomain}:${port}/, dashboard: ${scheme}://${cfg.baseDomain}:${port}/)\n`;
-  if (app.generatedAdminKey) {
-    banner +=
-      `\nAdmin API key (shown once, stored hashed; keep it): ${app.generatedAdminKey}\n` +
-      `Use it as: Authorization: Bearer ${app.generatedAdminKey}\n\n`;
-  }
-  process.stdout.write(banner);
+  process.stdout.write(
+    startBanner(cfg, {
+      version: pkg.version,
+      scheme: cfg.tlsCert ? 'https' : 'http',
+      port,
+      ...(loaded ? { configFile: loaded } : {}),
+      generatedAdminKey: app.generatedAdminKey,
+    }),
+  );
 }
 
 /** `mockingbird tunnel`: runs until SIGINT/SIGTERM (exit 0) or a refusal no retry can fix (exit 1). */

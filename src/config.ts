@@ -24,6 +24,8 @@ export interface Config {
   totpRateLimit: number;
   secretKey: string | undefined;
   logLevel: string;
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
   tlsCert: string | undefined;
   tlsKey: string | undefined;
   /** Largest request body accepted, in bytes, counted on the wire. */
@@ -156,6 +158,14 @@ const logLevel: Parser<string> = (raw, name) => {
   return raw;
 };
 
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+const logFormat: Parser<Config['logFormat']> = (raw, name) => {
+  const v = LOG_FORMATS.find((f) => f === raw);
+  if (v === undefined)
+    throw new ConfigError(`${name} must be one of ${LOG_FORMATS.join(', ')}, got "${raw}"`);
+  return v;
+};
+
 const domain: Parser<string> = (raw, name) => {
   const v = raw.trim().toLowerCase();
   if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(v))
@@ -251,7 +261,7 @@ export const SETTINGS: Setting<keyof Config>[] = [
     key: 'redisUrl',
     env: 'REDIS_URL',
     flag: 'redis-url',
-    help: 'redis://… (checked at start; instances do not share state through it yet)',
+    help: 'redis://… (pinged at start; instances do not share state through it yet)',
     default: undefined,
     parse: url(['redis', 'rediss']),
   },
@@ -314,6 +324,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'pino log level',
     default: 'info',
     parse: logLevel,
+  },
+  {
+    key: 'logFormat',
+    env: 'LOG_FORMAT',
+    flag: 'log-format',
+    help: 'auto (readable, coloured lines on a terminal, JSON lines otherwise), json or pretty',
+    default: 'auto',
+    parse: logFormat,
   },
   {
     key: 'tlsCert',

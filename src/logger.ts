@@ -1,11 +1,12 @@
 /**
- * The service's logger: pino, JSON lines on stdout. Lines are gathered for one turn of the event
+ * The service's logger: pino, JSON lines on stdout (readable lines on a terminal: log-pretty.ts). Lines are gathered for one turn of the event
  * loop and handed to the output in one piece: sonic-boom measures its whole pending buffer on every
  * write (`Buffer.byteLength`), which cost about 2.5 µs a line, more than pino takes to build it.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { prettyOutput } from './log-pretty.js';
 
 /** A pino destination that joins the lines written during one event-loop turn. */
 export class LineBatcher {
@@ -46,8 +47,18 @@ export class LineBatcher {
   }
 }
 
-export function createLogger(level: string): { log: Logger; stream: LineBatcher } {
-  const stream = new LineBatcher(pino.destination({ dest: 1, sync: false, minLength: 0 }));
+/**
+ * The logger: JSON lines on stdout, or readable ones (log-pretty.ts) with `format` `pretty`, or `auto`
+ * when stdout is a terminal.
+ */
+export function createLogger(
+  level: string,
+  format: 'auto' | 'json' | 'pretty' = 'json',
+  isTty = process.stdout.isTTY === true,
+): { log: Logger; stream: LineBatcher } {
+  const out = pino.destination({ dest: 1, sync: false, minLength: 0 });
+  const pretty = format === 'pretty' || (format === 'auto' && isTty);
+  const stream = new LineBatcher(pretty ? prettyOutput(out) : out);
   const log = pino({ level, redact: ['req.headers.authorization'] }, stream);
   return { log, stream };
 }

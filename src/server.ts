@@ -72,7 +72,7 @@ export interface BuildOptions {
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
-  const { log, stream: logStream } = createLogger(config.logLevel);
+  const { log, stream: logStream } = createLogger(config.logLevel, config.logFormat);
   const timeouts = serverTimeoutOptions(config);
   const https =
     config.tlsCert && config.tlsKey

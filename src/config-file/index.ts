@@ -18,12 +18,14 @@ export type { ConfigWatcher } from './watch.js';
  * Loads the file into this server: checked whole first (ConfigFileError with every problem, its line
  * and field, and nothing applied), then applied endpoint by endpoint.
  */
-export async function loadConfigFile(ctx: AppContext, file: string): Promise<void> {
+export async function loadConfigFile(ctx: AppContext, file: string): Promise<{ endpoints: string[] }> {
   const src = readSource(file);
-  await applyPlan(ctx, src, await planConfig(src, ctx.config));
+  const plan = await planConfig(src, ctx.config);
+  await applyPlan(ctx, src, plan);
+  return { endpoints: plan.map((p) => p.name) };
 }
 
 /** `--watch`: loads the file again after each change; a broken file is logged and changes nothing. */
 export function watchConfigFile(ctx: AppContext, file: string, opts: WatchOptions = {}): ConfigWatcher {
-  return watchConfig(ctx, file, () => loadConfigFile(ctx, file), opts);
+  return watchConfig(ctx, file, async () => void (await loadConfigFile(ctx, file)), opts);
 }
