@@ -51,6 +51,10 @@ export interface CallOptions extends RetryOptions {
   /** Send the API key (true for the management API). */
   auth?: boolean;
   signal?: AbortSignal | undefined;
+  /** When (epoch ms) the call must be over: a retry wait that would end later fails at once. */
+  deadline?: number | undefined;
+  /** Told before each retry wait, with its length in ms and the status that caused it. */
+  onRetryWait?: ((ms: number, status: number) => void) | undefined;
 }
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -138,6 +142,8 @@ export class Transport {
       const waitMs = (err.retryAfter ?? 1) * 1000;
       const retriable = res.status === 429 || res.status === 503;
       if (!retriable || attempt >= retries || waitMs > maxWait) throw err;
+      if (opts.deadline !== undefined && Date.now() + waitMs > opts.deadline) throw err;
+      opts.onRetryWait?.(waitMs, res.status);
       await this.sleep(waitMs);
     }
   }

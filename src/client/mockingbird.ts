@@ -5,7 +5,7 @@
  */
 import { Transport, type FetchLike } from './http.js';
 import { EndpointClient } from './endpoint.js';
-import { TotpClient } from './totp.js';
+import { TotpClient, type TotpBudget } from './totp.js';
 import type { Endpoint, KeyInfo, NewKey } from './types.js';
 
 export interface MockingbirdOptions {
@@ -15,8 +15,11 @@ export interface MockingbirdOptions {
   apiKey?: string;
   /** Another fetch (a proxy agent, a mock); the global one by default. */
   fetch?: FetchLike;
-  /** TOTP calls: retries after a 429 (default 3) and the longest Retry-After to wait for (60 s). */
-  totp?: { retries?: number; maxRetryWaitMs?: number };
+  /**
+   * TOTP calls: retries after a 429 (default 3), the longest Retry-After to wait for (60 s), the most
+   * a call may take with its waits (`budgetMs`, 4000) and who is told of a wait on the rate limit.
+   */
+  totp?: { retries?: number; maxRetryWaitMs?: number } & TotpBudget;
   /** How the client waits before a retry (tests replace it). */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -30,6 +33,7 @@ export class Mockingbird {
     this.t = new Transport(opts);
     this.baseUrl = this.t.baseUrl;
     this.totp = new TotpClient(this.t, {
+      ...opts.totp,
       retries: opts.totp?.retries ?? 3,
       maxRetryWaitMs: opts.totp?.maxRetryWaitMs ?? 60_000,
     });
