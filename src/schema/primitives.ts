@@ -54,7 +54,7 @@ export function Nullable<T extends TSchema>(t: T) {
 }
 
 /** A union of string constants (TypeBox has no string enum of its own). */
-export function StringEnum<T extends string>(
+export function StringEnum<const T extends string>(
   values: readonly T[],
   options: SchemaOptions = {},
 ): TUnion<TLiteral<T>[]> {
