@@ -10,7 +10,7 @@ import type { CapturedRequest } from '../http/index.js';
 import { compileCondition, RequestView, type Predicate } from './conditions.js';
 import type { Condition, Rule } from './rule-model.js';
 import type { StateValues } from './state-condition.js';
-import type { StateRef, StateType } from '../store/index.js';
+import type { StateRef } from '../store/index.js';
 import type { Slicer } from '../jobs/index.js';
 
 export interface RuleMatch {
@@ -154,7 +154,7 @@ function indexed(compiled: Compiled[]): CompiledRules {
   for (const c of compiled)
     for (const cond of c.rule.conditions)
       if (cond.type === 'state')
-        refs.set(`${cond.stateType}\0${cond.key}`, { type: cond.stateType as StateType, key: cond.key });
+        refs.set(`${cond.stateType}\0${cond.key}`, { type: cond.stateType, key: cond.key });
 
   return {
     size: compiled.length,

@@ -9,7 +9,7 @@
  *            text); every other comparison compares the list's length with `value`
  * `gt`, `lt`, `gte`, `lte` are `greater_than`, `less_than`, `greater_than_equal`, `less_than_equal`.
  */
-import type { Json, StateType } from '../store/index.js';
+import type { Json } from '../store/index.js';
 import { stateId } from '../state/index.js';
 import type { Condition } from './rule-model.js';
 
@@ -94,6 +94,6 @@ export function stateHolds(c: StateCondition, v: Json | undefined): boolean {
 
 /** The predicate of a state condition over the values read for the request. */
 export function compileStateCondition(c: StateCondition): (state: StateValues | undefined) => boolean {
-  const id = stateId(c.stateType as StateType, c.key);
+  const id = stateId(c.stateType, c.key);
   return (state) => stateHolds(c, state?.get(id));
 }
