@@ -746,6 +746,12 @@ export function loadConfig(
   const config = out as unknown as Config;
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined))
     throw new ConfigError('TLS_CERT and TLS_KEY must be given together');
+  // Node cuts a request at whichever timeout comes first: headers allowed longer than the whole
+  // request would be a bound that never applies, so the pair is refused rather than silently clipped.
+  if (config.headersTimeout > config.requestTimeout)
+    throw new ConfigError(
+      `HEADERS_TIMEOUT (${config.headersTimeout} ms) must not be above REQUEST_TIMEOUT (${config.requestTimeout} ms)`,
+    );
   config.dataDir = resolve(config.dataDir);
   return config;
 }
