@@ -3,9 +3,9 @@
  * parser that rejects bad values with one clear sentence. `loadConfig` never exits; the CLI turns a
  * ConfigError into one line on stderr and a non-zero exit.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCidr } from './outbound/index.js';
+import { checkRegularFile } from './regular-file.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -117,6 +117,8 @@ export interface Config {
   defaultPlan: string;
   /** A mocks-as-code file (YAML or JSON) loaded at start: endpoints, settings, rules, state, OpenAPI. */
   configFile: string | undefined;
+  /** Largest mocks-as-code file, PLANS_FILE, TLS_CERT or TLS_KEY read, in bytes (checked before reading). */
+  configFileLimit: number;
 }
 
 type Parser<T> = (raw: string, name: string) => T;
@@ -178,12 +180,16 @@ function url(protocols: string[]): Parser<string | undefined> {
   };
 }
 
+/** A file the operator names: it must open at once and be a regular file; nothing is read here. */
 const file: Parser<string | undefined> = (raw, name) => {
   if (raw === '') return undefined;
   try {
-    readFileSync(raw);
-  } catch {
-    throw new ConfigError(`${name} names a file that cannot be read: ${raw}`);
+    checkRegularFile(raw);
+  } catch (err) {
+    // A system error (missing, no permission) says little more than this; a refusal says what it is.
+    if ((err as NodeJS.ErrnoException).code !== undefined)
+      throw new ConfigError(`${name} names a file that cannot be read: ${raw}`);
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
   }
   return raw;
 };
@@ -207,6 +213,9 @@ const cidrList: Parser<string[]> = (raw, name) => {
 };
 
 const MB = 1024 * 1024;
+
+/** CONFIG_FILE_LIMIT's default, also the limit of `mockingbird import`, which has no settings. */
+export const CONFIG_FILE_LIMIT_DEFAULT = 16 * MB;
 
 /** An operator's admin key: long and varied enough not to be guessed. */
 export const ADMIN_KEY_MIN_LENGTH = 32;
@@ -724,6 +733,17 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'YAML or JSON file of endpoints to load at start (mocks as code)',
     default: undefined,
     parse: file,
+  },
+  // Files the operator names are read whole at start: a device (/dev/zero) read until the kernel
+  // killed the process at 23.6 GB (issue 30). The blobs and OpenAPI documents a mocks-as-code file
+  // names have BLOB_LIMIT and OAS_SPEC_LIMIT instead.
+  {
+    key: 'configFileLimit',
+    env: 'CONFIG_FILE_LIMIT',
+    flag: 'config-file-limit',
+    help: 'largest mocks-as-code file, PLANS_FILE, TLS_CERT or TLS_KEY read, in bytes (regular files only)',
+    default: CONFIG_FILE_LIMIT_DEFAULT,
+    parse: int(1024, 1024 * MB),
   },
 ];
 

@@ -19,7 +19,7 @@ export type { ConfigWatcher } from './watch.js';
  * and field, and nothing applied), then applied endpoint by endpoint.
  */
 export async function loadConfigFile(ctx: AppContext, file: string): Promise<void> {
-  const src = readSource(file);
+  const src = readSource(file, process.env, ctx.config.configFileLimit);
   await applyPlan(ctx, src, await planConfig(src, ctx.config));
 }
 
