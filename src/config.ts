@@ -62,6 +62,8 @@ export interface Config {
   blobLimit: number;
   /** Largest OpenAPI document uploaded with POST …/specs, in bytes. */
   oasSpecLimit: number;
+  /** Work units expanding an OpenAPI document's schema composition may cost; past it the upload is 400. */
+  oasSchemaBudget: number;
   // ---- CRUD collections (issue 13 part 3) ----
   /** Items one CRUD collection holds; a creation past it is 409. */
   crudMaxItems: number;
@@ -213,6 +215,9 @@ const cidrList: Parser<string[]> = (raw, name) => {
 };
 
 const MB = 1024 * 1024;
+
+/** OAS_SCHEMA_BUDGET's default, also the budget of a raw schema given to the generator. */
+export const OAS_SCHEMA_BUDGET_DEFAULT = 1_000_000;
 
 /** CONFIG_FILE_LIMIT's default, also the limit of `mockingbird import`, which has no settings. */
 export const CONFIG_FILE_LIMIT_DEFAULT = 16 * MB;
@@ -529,6 +534,16 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'largest OpenAPI document (POST …/specs) in bytes',
     default: 5 * MB,
     parse: int(1024, 100 * MB),
+  },
+  // allOf: [A1, A1] twenty levels deep is 2 KB that expands to 2^20 copies: 6 s a request when it was
+  // expanded per request (issue 30). Expanded once at upload instead, within this many work units.
+  {
+    key: 'oasSchemaBudget',
+    env: 'OAS_SCHEMA_BUDGET',
+    flag: 'oas-schema-budget',
+    help: "work units an OpenAPI document's schema composition (allOf, oneOf, anyOf, $ref) may cost to expand; past it the upload is 400",
+    default: OAS_SCHEMA_BUDGET_DEFAULT,
+    parse: int(100, 1_000_000_000),
   },
   {
     key: 'imageHost',

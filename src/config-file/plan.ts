@@ -166,7 +166,7 @@ export async function planConfig(src: Source, config: Config): Promise<PlannedEn
       const path = typeof ep.openapi === 'string' ? `${at}/openapi` : `${at}/openapi/file`;
       try {
         const text = readNamed(src.file, ref.file, config.oasSpecLimit).toString('utf8');
-        const spec = await validateSpec(text);
+        const spec = await validateSpec(text, { schemaBudget: config.oasSchemaBudget });
         planned.openapi = { spec, text, intelligenceMock: ref.intelligenceMock ?? false };
       } catch (err) {
         const found = errorDetails(err)?.map((d) => `${d.path}: ${d.message}`) ?? [];
