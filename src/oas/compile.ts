@@ -9,7 +9,7 @@
  */
 import { deref, isObject, type JsonObject } from './refs.js';
 import { HTTP_METHODS } from './document.js';
-import { SchemaExpander, type Expanded } from './flatten.js';
+import { expandEveryComposition, SchemaExpander, type Expanded } from './flatten.js';
 import { OAS_SCHEMA_BUDGET_DEFAULT } from '../config.js';
 import { timeSlicer, type Slicer } from '../jobs/index.js';
 
@@ -274,19 +274,19 @@ function strings(v: unknown): string[] | undefined {
  * Compiles a validated document (JSON text or object) for serving. `slice` is awaited between path
  * items, so that compiling thousands of operations lets other requests run (jobs/slices.ts); parsing
  * the text is one block, about 12 ms a MiB. Throws SchemaBudgetError when the responses' schemas cost
- * more than `schemaBudget` units to expand.
+ * more than `schemaBudget` units to expand (or than what is left of the budget of an expander given).
  */
 export async function compileSpec(
   document: string | JsonObject,
   intelligenceMock: boolean,
   slice: Slicer = timeSlicer(),
-  schemaBudget = OAS_SCHEMA_BUDGET_DEFAULT,
+  schemaBudget: number | SchemaExpander = OAS_SCHEMA_BUDGET_DEFAULT,
 ): Promise<CompiledSpec> {
   const root = (typeof document === 'string' ? JSON.parse(document) : document) as JsonObject;
   await slice();
   const swagger = root['swagger'] === '2.0';
   const tree = newNode();
-  const schemas = new SchemaExpander(root, schemaBudget);
+  const schemas = typeof schemaBudget === 'number' ? new SchemaExpander(root, schemaBudget) : schemaBudget;
   let operationCount = 0;
   const paths = isObject(root['paths']) ? root['paths'] : {};
   for (const [path, rawItem] of Object.entries(paths)) {
@@ -335,4 +335,16 @@ export async function compileSpec(
       return op && { op, params };
     },
   };
+}
+
+/**
+ * What an upload's schemas cost to expand: the responses' schemas as compileSpec expands them, then
+ * every other schema that composes, wherever it sits (a request body, an unused component), as the
+ * parser will walk it; each schema once. Throws SchemaBudgetError past `schemaBudget`; answers the units.
+ */
+export async function schemaUnitsOf(doc: JsonObject, schemaBudget: number): Promise<number> {
+  const schemas = new SchemaExpander(doc, schemaBudget);
+  await compileSpec(doc, false, () => Promise.resolve(), schemas);
+  expandEveryComposition(doc, schemas);
+  return schemas.spent;
 }

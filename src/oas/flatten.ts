@@ -298,3 +298,23 @@ export class SchemaExpander {
     }
   }
 }
+
+/**
+ * Expands every schema of `doc` that composes (has `allOf`, `oneOf` or `anyOf`), wherever it is: in
+ * a response, a request body, a parameter or a component nobody uses, within the expander's budget
+ * (a schema it expanded already costs nothing again). The upload
+ * runs it before the parser, whose own dereferencing and checks grow with composition wherever it
+ * sits. The document is walked once, without recursion.
+ */
+export function expandEveryComposition(doc: unknown, expander: SchemaExpander): void {
+  const stack: [unknown, string][] = [[doc, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], pointer(path, i)]);
+    } else if (isObject(v)) {
+      if (['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(v[k]))) expander.expand(v, path);
+      for (const [k, child] of Object.entries(v)) stack.push([child, pointer(path, k)]);
+    }
+  }
+}

@@ -9,7 +9,7 @@ import { parentPort } from 'node:worker_threads';
 import { validate } from '@readme/openapi-parser';
 import { readDocument, summarize, type DocumentSummary } from './document.js';
 import { externalRefs } from './refs.js';
-import { compileSpec } from './compile.js';
+import { schemaUnitsOf } from './compile.js';
 import { SchemaBudgetError } from './flatten.js';
 
 export interface CheckRequest {
@@ -32,9 +32,6 @@ function headline(message: string): string {
   const first = lines[0] ?? message;
   return here ? `${first} (${here.replace(/^.*\^\s*/, '')})` : first;
 }
-
-/** Nothing else runs on this thread: compiling needs no pauses. */
-const noPause = (): Promise<void> => Promise.resolve();
 
 async function check({ text, schemaBudget }: CheckRequest): Promise<CheckReply> {
   let doc;
@@ -60,7 +57,7 @@ async function check({ text, schemaBudget }: CheckRequest): Promise<CheckReply> 
   // grow with the composition too (20 levels of allOf: [A, A] took it 8 s). A document past the
   // budget is refused at once, with the schema where it ran out.
   try {
-    await compileSpec(doc, false, noPause, schemaBudget);
+    await schemaUnitsOf(doc, schemaBudget);
   } catch (err) {
     if (!(err instanceof SchemaBudgetError)) throw err;
     return {

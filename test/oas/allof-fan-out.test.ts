@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { compileSpec, generate } from '../../src/oas/index.js';
+import { generate, schemaUnitsOf } from '../../src/oas/index.js';
 import { SchemaBudgetError, SchemaExpander } from '../../src/oas/flatten.js';
 import { fakerOf, loadFakeData } from '../../src/template/index.js';
 import { adminAuth, startApp, type TestApp } from '../helpers/app.js';
@@ -37,11 +37,9 @@ function fanOut(levels: number): Record<string, unknown> {
   };
 }
 
-const noPause = (): Promise<void> => Promise.resolve();
-
-/** Units the document's schemas cost to expand (compiled with a budget that cannot run out). */
-async function unitsOf(doc: Record<string, unknown>): Promise<number> {
-  return (await compileSpec(doc, false, noPause, Number.MAX_SAFE_INTEGER)).schemaUnits;
+/** Units the document's schemas cost an upload (measured with a budget that cannot run out). */
+function unitsOf(doc: Record<string, unknown>): Promise<number> {
+  return schemaUnitsOf(doc, Number.MAX_SAFE_INTEGER);
 }
 
 /** GET `path` from the loopback address 127.0.0.2 (another client than the uploader's 127.0.0.1). */
@@ -91,6 +89,27 @@ test('allOf fan-out: the 2 KB, 20-level document is refused at upload at once, n
     assert.ok(delay.max / 1e6 < 500, `the event loop was held ${(delay.max / 1e6).toFixed(0)} ms`);
     const spec = await hit(app, 'fan', 'GET', '/a');
     assert.doesNotMatch(spec.text, /"x"/, 'nothing of the refused document is served');
+  } finally {
+    await app.stop();
+  }
+});
+
+test('the same fan-out in a request body only, which no answer generates, is refused at upload too', async () => {
+  const app = await startApp();
+  try {
+    await createEndpoint(app, 'fan');
+    const doc = fanOut(20) as { paths: Record<string, Record<string, unknown>> };
+    const body = { content: { 'application/json': { schema: { $ref: '#/components/schemas/A0' } } } };
+    doc.paths['/a'] = {
+      post: { requestBody: body, responses: { '204': { description: 'stored' } } },
+    };
+    const started = performance.now();
+    const r = await postSpec(app, 'fan', doc);
+    const took = performance.now() - started;
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.body.error.message, /OAS_SCHEMA_BUDGET \(1000000 units\) at \/components\/schemas\/A\d+/);
+    // The parser alone took 8 s over this document.
+    assert.ok(took < 5000, `refused in ${took.toFixed(0)} ms`);
   } finally {
     await app.stop();
   }
