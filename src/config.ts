@@ -3,9 +3,9 @@
  * parser that rejects bad values with one clear sentence. `loadConfig` never exits; the CLI turns a
  * ConfigError into one line on stderr and a non-zero exit.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCidr } from './outbound/index.js';
+import { checkRegularFile } from './regular-file.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -64,6 +64,8 @@ export interface Config {
   blobLimit: number;
   /** Largest OpenAPI document uploaded with POST …/specs, in bytes. */
   oasSpecLimit: number;
+  /** Work units expanding an OpenAPI document's schema composition may cost; past it the upload is 400. */
+  oasSchemaBudget: number;
   // ---- CRUD collections (issue 13 part 3) ----
   /** Items one CRUD collection holds; a creation past it is 409. */
   crudMaxItems: number;
@@ -119,6 +121,8 @@ export interface Config {
   defaultPlan: string;
   /** A mocks-as-code file (YAML or JSON) loaded at start: endpoints, settings, rules, state, OpenAPI. */
   configFile: string | undefined;
+  /** Largest mocks-as-code file, PLANS_FILE, TLS_CERT or TLS_KEY read, in bytes (checked before reading). */
+  configFileLimit: number;
 }
 
 type Parser<T> = (raw: string, name: string) => T;
@@ -188,12 +192,16 @@ function url(protocols: string[]): Parser<string | undefined> {
   };
 }
 
+/** A file the operator names: it must open at once and be a regular file; nothing is read here. */
 const file: Parser<string | undefined> = (raw, name) => {
   if (raw === '') return undefined;
   try {
-    readFileSync(raw);
-  } catch {
-    throw new ConfigError(`${name} names a file that cannot be read: ${raw}`);
+    checkRegularFile(raw);
+  } catch (err) {
+    // A system error (missing, no permission) says little more than this; a refusal says what it is.
+    if ((err as NodeJS.ErrnoException).code !== undefined)
+      throw new ConfigError(`${name} names a file that cannot be read: ${raw}`);
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
   }
   return raw;
 };
@@ -217,6 +225,12 @@ const cidrList: Parser<string[]> = (raw, name) => {
 };
 
 const MB = 1024 * 1024;
+
+/** OAS_SCHEMA_BUDGET's default, also the budget of a raw schema given to the generator. */
+export const OAS_SCHEMA_BUDGET_DEFAULT = 1_000_000;
+
+/** CONFIG_FILE_LIMIT's default, also the limit of `mockingbird import`, which has no settings. */
+export const CONFIG_FILE_LIMIT_DEFAULT = 16 * MB;
 
 /** An operator's admin key: long and varied enough not to be guessed. */
 export const ADMIN_KEY_MIN_LENGTH = 32;
@@ -539,6 +553,16 @@ export const SETTINGS: Setting<keyof Config>[] = [
     default: 5 * MB,
     parse: int(1024, 100 * MB),
   },
+  // allOf: [A1, A1] twenty levels deep is 2 KB that expands to 2^20 copies: 6 s a request when it was
+  // expanded per request (issue 30). Expanded once at upload instead, within this many work units.
+  {
+    key: 'oasSchemaBudget',
+    env: 'OAS_SCHEMA_BUDGET',
+    flag: 'oas-schema-budget',
+    help: "work units an OpenAPI document's schema composition (allOf, oneOf, anyOf, $ref) may cost to expand; past it the upload is 400",
+    default: OAS_SCHEMA_BUDGET_DEFAULT,
+    parse: int(100, 1_000_000_000),
+  },
   {
     key: 'imageHost',
     env: 'IMAGE_HOST',
@@ -743,6 +767,17 @@ export const SETTINGS: Setting<keyof Config>[] = [
     default: undefined,
     parse: file,
   },
+  // Files the operator names are read whole at start: a device (/dev/zero) read until the kernel
+  // killed the process at 23.6 GB (issue 30). The blobs and OpenAPI documents a mocks-as-code file
+  // names have BLOB_LIMIT and OAS_SPEC_LIMIT instead.
+  {
+    key: 'configFileLimit',
+    env: 'CONFIG_FILE_LIMIT',
+    flag: 'config-file-limit',
+    help: 'largest mocks-as-code file, PLANS_FILE, TLS_CERT or TLS_KEY read, in bytes (regular files only)',
+    default: CONFIG_FILE_LIMIT_DEFAULT,
+    parse: int(1024, 1024 * MB),
+  },
 ];
 
 /**
@@ -764,6 +799,12 @@ export function loadConfig(
   const config = out as unknown as Config;
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined))
     throw new ConfigError('TLS_CERT and TLS_KEY must be given together');
+  // Node cuts a request at whichever timeout comes first: headers allowed longer than the whole
+  // request would be a bound that never applies, so the pair is refused rather than silently clipped.
+  if (config.headersTimeout > config.requestTimeout)
+    throw new ConfigError(
+      `HEADERS_TIMEOUT (${config.headersTimeout} ms) must not be above REQUEST_TIMEOUT (${config.requestTimeout} ms)`,
+    );
   config.dataDir = resolve(config.dataDir);
   return config;
 }

@@ -3,11 +3,11 @@
  * or redefines plans in a JSON or YAML file (PLANS_FILE). The file is read and validated once per
  * configuration, at start: a bad file stops the start with one ConfigError line.
  */
-import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, type Config } from './config.js';
+import { readRegularFile } from './regular-file.js';
 import type { EndpointRecord } from './store/index.js';
 import { isBuiltIn } from './endpoint/index.js';
 import { explain } from './schema/index.js';
@@ -90,11 +90,11 @@ export const BUILT_IN_PLANS: Readonly<Record<string, Plan>> = {
 export const ECHO_PLAN = 'unlimited';
 
 /** Reads and validates a plans file (JSON or YAML: an object of plan name to plan). Throws ConfigError. */
-export function readPlansFile(file: string): Record<string, Plan> {
+export function readPlansFile(file: string, limit: number): Record<string, Plan> {
   const where = `PLANS_FILE ${file}`;
   let doc: unknown;
   try {
-    const text = readFileSync(file, 'utf8');
+    const text = readRegularFile(file, limit).toString('utf8');
     doc = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     throw new ConfigError(`${where} cannot be read: ${(err as Error).message.split('\n')[0]}`);
@@ -139,7 +139,7 @@ const cache = new WeakMap<Config, Record<string, Plan>>();
 export function plansFor(config: Config): Record<string, Plan> {
   let plans = cache.get(config);
   if (plans) return plans;
-  plans = config.plansFile ? readPlansFile(config.plansFile) : { ...BUILT_IN_PLANS };
+  plans = config.plansFile ? readPlansFile(config.plansFile, config.configFileLimit) : { ...BUILT_IN_PLANS };
   if (!Object.hasOwn(plans, config.defaultPlan))
     throw new ConfigError(
       `DEFAULT_PLAN names an unknown plan "${config.defaultPlan}" (known: ${Object.keys(plans).join(', ')})`,

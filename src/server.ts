@@ -3,10 +3,10 @@
  * and wires the capabilities into it. Which endpoint a request is for is decided by endpoint/
  * (dispatch.ts); every other host serves the bare-domain routes (dashboard, API, TOTP).
  */
-import { readFileSync } from 'node:fs';
 import { METHODS } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
+import { readRegularFile } from './regular-file.js';
 import { createLogger, logRequests, requestLog } from './logger.js';
 import type { AppContext } from './context.js';
 import {
@@ -71,14 +71,23 @@ export interface BuildOptions {
   lane?: boolean;
 }
 
+/** A file a setting names, within CONFIG_FILE_LIMIT; a refusal is a ConfigError naming the setting. */
+function readConfigured(setting: string, path: string, limit: number): Buffer {
+  try {
+    return readRegularFile(path, limit);
+  } catch (err) {
+    throw new ConfigError(`${setting} cannot be read: ${(err as Error).message}`);
+  }
+}
+
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
   const { log, stream: logStream } = createLogger(config.logLevel, config.logFormat);
   const timeouts = serverTimeoutOptions(config);
   const https =
     config.tlsCert && config.tlsKey
       ? {
-          cert: readFileSync(config.tlsCert),
-          key: readFileSync(config.tlsKey),
+          cert: readConfigured('TLS_CERT', config.tlsCert, config.configFileLimit),
+          key: readConfigured('TLS_KEY', config.tlsKey, config.configFileLimit),
           // Clients are asked for a certificate and let in without one: endpoints with `mtls.enabled`
           // check it per request against their own CA (mtls/check.ts); everything else ignores it.
           requestCert: true,

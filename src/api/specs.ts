@@ -118,7 +118,10 @@ export async function uploadSpec(
   intelligenceMock: boolean,
 ): Promise<SpecJobRecord> {
   refuseWithoutOpenapi(ctx, ep);
-  const spec = typeof document === 'string' ? await validateSpec(document) : document;
+  const spec =
+    typeof document === 'string'
+      ? await validateSpec(document, { schemaBudget: ctx.config.oasSchemaBudget })
+      : document;
   return startSpecJob(ctx, ep.name, spec, intelligenceMock);
 }
 

@@ -19,7 +19,7 @@ export type { ConfigWatcher } from './watch.js';
  * and field, and nothing applied), then applied endpoint by endpoint.
  */
 export async function loadConfigFile(ctx: AppContext, file: string): Promise<{ endpoints: string[] }> {
-  const src = readSource(file);
+  const src = readSource(file, process.env, ctx.config.configFileLimit);
   const plan = await planConfig(src, ctx.config);
   await applyPlan(ctx, src, plan);
   return { endpoints: plan.map((p) => p.name) };

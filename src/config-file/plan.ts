@@ -6,9 +6,9 @@
  * Problems come back with the file's line and field.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import type { Config } from '../config.js';
+import { readRegularFile } from '../regular-file.js';
 import { stateItemsOf } from '../api/index.js';
 import { ECHO_ENDPOINT, endpointNameProblem } from '../endpoint/index.js';
 import type { ErrorDetail } from '../errors.js';
@@ -53,11 +53,12 @@ const TYPES: Record<string, string> = {
   pdf: 'application/pdf',
 };
 
-/** Reads a file the configuration names, relative to the configuration file, within `limit` bytes. */
+/**
+ * Reads a file the configuration names, relative to the configuration file: a regular file of at
+ * most `limit` bytes (checked before reading), never a device, FIFO or directory (regular-file.ts).
+ */
 function readNamed(base: string, path: string, limit: number): Buffer {
-  const full = resolve(dirname(base), path);
-  if (statSync(full).size > limit) throw new Error(`${path} is larger than ${limit} bytes`);
-  return readFileSync(full);
+  return readRegularFile(resolve(dirname(base), path), limit);
 }
 
 function why(err: unknown): string {
@@ -165,7 +166,7 @@ export async function planConfig(src: Source, config: Config): Promise<PlannedEn
       const path = typeof ep.openapi === 'string' ? `${at}/openapi` : `${at}/openapi/file`;
       try {
         const text = readNamed(src.file, ref.file, config.oasSpecLimit).toString('utf8');
-        const spec = await validateSpec(text);
+        const spec = await validateSpec(text, { schemaBudget: config.oasSchemaBudget });
         planned.openapi = { spec, text, intelligenceMock: ref.intelligenceMock ?? false };
       } catch (err) {
         const found = errorDetails(err)?.map((d) => `${d.path}: ${d.message}`) ?? [];

@@ -3,11 +3,9 @@
  * `${VAR:-default}` taken from the environment in string values, and every problem reported as
  * `file:line:column: /json/pointer: message`, the pointer being the field of the file it is about.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { isCollection, LineCounter, parseDocument, type Document } from 'yaml';
-
-/** The largest configuration file read (its blobs and OpenAPI documents have their own limits). */
-export const CONFIG_FILE_LIMIT = 16 * 1024 * 1024;
+import { CONFIG_FILE_LIMIT_DEFAULT } from '../config.js';
+import { readRegularFile } from '../regular-file.js';
 
 export interface Problem {
   /** JSON pointer into the file (`/endpoints/users/rules/0/action/status`). */
@@ -105,13 +103,18 @@ function substitute(value: unknown, env: NodeJS.ProcessEnv, path: string, proble
   return value;
 }
 
-/** Reads and parses the file; throws ConfigFileError for an unreadable file or a syntax error. */
-export function readSource(file: string, env: NodeJS.ProcessEnv = process.env): Source {
+/**
+ * Reads and parses the file (a regular file of at most `limit` bytes: CONFIG_FILE_LIMIT); throws
+ * ConfigFileError for an unreadable, special or oversized file or a syntax error.
+ */
+export function readSource(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  limit = CONFIG_FILE_LIMIT_DEFAULT,
+): Source {
   let text: string;
   try {
-    if (statSync(file).size > CONFIG_FILE_LIMIT)
-      throw new Error(`larger than ${CONFIG_FILE_LIMIT / 1024 / 1024} MiB`);
-    text = readFileSync(file, 'utf8');
+    text = readRegularFile(file, limit).toString('utf8');
   } catch (err) {
     throw new ConfigFileError(file, [
       { path: '', message: `cannot be read: ${err instanceof Error ? err.message : String(err)}` },

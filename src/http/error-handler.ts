@@ -8,7 +8,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import { AppError, errorBody, type ErrorDetail } from '../errors.js';
 import { redactUrl } from '../logger.js';
 import { received } from '../schema/index.js';
-import { isStoreUnavailable } from '../store/index.js';
+import { isStoreFull, isStoreUnavailable } from '../store/index.js';
 
 /**
  * One Ajv finding as an error detail: a JSON pointer that names the missing or unexpected property
@@ -74,9 +74,14 @@ export function installErrorHandlers(fastify: FastifyInstance, log: FastifyBaseL
       return reply.code(400).send(errorBody('validation_error', err.message));
     }
     if (isStoreUnavailable(err)) {
-      // Another process holds the database's lock, or the database is away: passing, not our fault.
-      log.warn({ err, method: request.method, url: redactUrl(request.originalUrl) }, 'store unavailable');
-      return reply.code(503).header('retry-after', '1').send(errorBody('store_unavailable'));
+      // Another process holds the database's lock, the database is away, or its disk is full: not the
+      // client's doing, and it may pass. A full disk is logged as an error: an operator must act.
+      const full = isStoreFull(err);
+      const where = { err, method: request.method, url: redactUrl(request.originalUrl) };
+      if (full) log.error(where, 'store full: the database cannot grow');
+      else log.warn(where, 'store unavailable');
+      const message = full ? 'The database has no space left for this write; retry later.' : undefined;
+      return reply.code(503).header('retry-after', '1').send(errorBody('store_unavailable', message));
     }
     log.error({ err, method: request.method, url: redactUrl(request.originalUrl) }, 'unhandled error');
     return reply.code(500).send(errorBody('internal_error'));

@@ -1,19 +1,23 @@
 /**
  * A stored OpenAPI document compiled for serving, once per upload: its operations with their
  * responses read out of Swagger 2.0 or OpenAPI 3.x into one shape, and its path templates
- * (`/pets/{petId}`, `/files/{name}.{ext}`) in a tree of path segments, so that finding the operation
+ * (`/pets/{petId}`, `/files/{name}.{ext}`) in a tree of path segments, and the schemas of its
+ * responses expanded (flatten.ts: composition resolved within OAS_SCHEMA_BUDGET, or SchemaBudgetError), so that finding the operation
  * of a request walks the request's segments, never every operation. Concrete segments win over
  * templated ones (`/pets/mine` before `/pets/{id}`), as OpenAPI asks. A request may carry the base
  * path of the document's servers (`/v2/pets` for `basePath: /v2`) or not (`/pets`).
  */
 import { deref, isObject, type JsonObject } from './refs.js';
 import { HTTP_METHODS } from './document.js';
+import { expandEveryComposition, SchemaExpander, type Expanded } from './flatten.js';
+import { OAS_SCHEMA_BUDGET_DEFAULT } from '../config.js';
 import { timeSlicer, type Slicer } from '../jobs/index.js';
 
 export interface MediaSpec {
   /** `application/json`, `text/plain` … as the document names it. */
   type: string;
-  schema: unknown;
+  /** The schema, expanded. */
+  schema: Expanded;
   /** The media type's single example, if any. */
   example?: { value: unknown };
   /** Named examples (OpenAPI 3) or examples by media type (Swagger 2.0). */
@@ -22,7 +26,8 @@ export interface MediaSpec {
 
 export interface HeaderSpec {
   name: string;
-  schema: unknown;
+  /** The schema, expanded. */
+  schema: Expanded;
   example?: { value: unknown };
 }
 
@@ -50,6 +55,8 @@ export interface CompiledSpec {
   root: JsonObject;
   intelligenceMock: boolean;
   operationCount: number;
+  /** Work units expanding the responses' schemas cost (at most OAS_SCHEMA_BUDGET). */
+  schemaUnits: number;
   /** The operation for `method` and `pathname`, or undefined when none fits. */
   match(method: string, pathname: string): OperationMatch | undefined;
 }
@@ -178,7 +185,18 @@ function exampleOf(o: JsonObject): { value: unknown } | undefined {
   return o['example'] !== undefined ? { value: o['example'] } : undefined;
 }
 
-function openapiResponse(root: JsonObject, key: string, raw: unknown): ResponseSpec {
+/** Where a response's parts are, for the messages of the schema budget. */
+function under(path: string, ...keys: string[]): string {
+  return keys.reduce((p, k) => `${p}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, path);
+}
+
+function openapiResponse(
+  root: JsonObject,
+  key: string,
+  raw: unknown,
+  schemas: SchemaExpander,
+  path: string,
+): ResponseSpec {
   const r = deref(root, raw);
   const res: ResponseSpec = { key, contents: [], headers: [] };
   if (!isObject(r)) return res;
@@ -193,7 +211,8 @@ function openapiResponse(root: JsonObject, key: string, raw: unknown): ResponseS
           // externalValue would be a fetch: such examples are left out.
           if (isObject(e) && e['value'] !== undefined) examples.set(name, e['value']);
         }
-      const media: MediaSpec = { type, schema: m['schema'], examples };
+      const schema = schemas.shapeOf(m['schema'], under(path, 'content', type, 'schema'));
+      const media: MediaSpec = { type, schema, examples };
       const example = exampleOf(m);
       if (example) media.example = example;
       res.contents.push(media);
@@ -207,20 +226,29 @@ function openapiResponse(root: JsonObject, key: string, raw: unknown): ResponseS
         const first = deref(root, Object.values(h['examples'])[0]);
         if (isObject(first) && first['value'] !== undefined) example = { value: first['value'] };
       }
-      res.headers.push({ name, schema: h['schema'], ...(example ? { example } : {}) });
+      const schema = schemas.shapeOf(h['schema'], under(path, 'headers', name, 'schema'));
+      res.headers.push({ name, schema, ...(example ? { example } : {}) });
     }
   return res;
 }
 
-function swaggerResponse(root: JsonObject, key: string, raw: unknown, produces: string[]): ResponseSpec {
+function swaggerResponse(
+  root: JsonObject,
+  key: string,
+  raw: unknown,
+  produces: string[],
+  schemas: SchemaExpander,
+  path: string,
+): ResponseSpec {
   const r = deref(root, raw);
   const res: ResponseSpec = { key, contents: [], headers: [] };
   if (!isObject(r)) return res;
   const examples = new Map<string, unknown>(isObject(r['examples']) ? Object.entries(r['examples']) : []);
   if (r['schema'] !== undefined || examples.size > 0) {
     const types = produces.length > 0 ? produces : ['application/json'];
+    const schema = schemas.shapeOf(r['schema'], under(path, 'schema'));
     for (const type of [...new Set([...types, ...examples.keys()])]) {
-      const media: MediaSpec = { type, schema: r['schema'], examples };
+      const media: MediaSpec = { type, schema, examples };
       if (examples.has(type)) media.example = { value: examples.get(type) };
       res.contents.push(media);
     }
@@ -231,7 +259,7 @@ function swaggerResponse(root: JsonObject, key: string, raw: unknown, produces: 
       if (isObject(h))
         res.headers.push({
           name,
-          schema: h,
+          schema: schemas.shapeOf(h, under(path, 'headers', name)),
           ...(h['x-example'] !== undefined ? { example: { value: h['x-example'] } } : {}),
         });
     }
@@ -245,17 +273,20 @@ function strings(v: unknown): string[] | undefined {
 /**
  * Compiles a validated document (JSON text or object) for serving. `slice` is awaited between path
  * items, so that compiling thousands of operations lets other requests run (jobs/slices.ts); parsing
- * the text is one block, about 12 ms a MiB.
+ * the text is one block, about 12 ms a MiB. Throws SchemaBudgetError when the responses' schemas cost
+ * more than `schemaBudget` units to expand (or than what is left of the budget of an expander given).
  */
 export async function compileSpec(
   document: string | JsonObject,
   intelligenceMock: boolean,
   slice: Slicer = timeSlicer(),
+  schemaBudget: number | SchemaExpander = OAS_SCHEMA_BUDGET_DEFAULT,
 ): Promise<CompiledSpec> {
   const root = (typeof document === 'string' ? JSON.parse(document) : document) as JsonObject;
   await slice();
   const swagger = root['swagger'] === '2.0';
   const tree = newNode();
+  const schemas = typeof schemaBudget === 'number' ? new SchemaExpander(root, schemaBudget) : schemaBudget;
   let operationCount = 0;
   const paths = isObject(root['paths']) ? root['paths'] : {};
   for (const [path, rawItem] of Object.entries(paths)) {
@@ -273,12 +304,18 @@ export async function compileSpec(
         path,
         responses: Object.entries(responses)
           .filter(([k]) => !k.startsWith('x-'))
-          .map(([k, r]) => (swagger ? swaggerResponse(root, k, r, produces) : openapiResponse(root, k, r))),
+          .map(([k, r]) => {
+            const at = under('/paths', path, m, 'responses', k);
+            return swagger
+              ? swaggerResponse(root, k, r, produces, schemas, at)
+              : openapiResponse(root, k, r, schemas, at);
+          }),
       };
       if (typeof o['operationId'] === 'string') op.operationId = o['operationId'];
       (node.ops ??= new Map()).set(op.method, op);
       operationCount++;
     }
+    await schemas.drain(slice);
     await slice();
   }
   const bases = basePaths(root);
@@ -286,6 +323,7 @@ export async function compileSpec(
     root,
     intelligenceMock,
     operationCount,
+    schemaUnits: schemas.spent,
     match(method, pathname) {
       const segs = segmentsOf(pathname).map(decode);
       const params: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -297,4 +335,16 @@ export async function compileSpec(
       return op && { op, params };
     },
   };
+}
+
+/**
+ * What an upload's schemas cost to expand: the responses' schemas as compileSpec expands them, then
+ * every other schema that composes, wherever it sits (a request body, an unused component), as the
+ * parser will walk it; each schema once. Throws SchemaBudgetError past `schemaBudget`; answers the units.
+ */
+export async function schemaUnitsOf(doc: JsonObject, schemaBudget: number): Promise<number> {
+  const schemas = new SchemaExpander(doc, schemaBudget);
+  await compileSpec(doc, false, () => Promise.resolve(), schemas);
+  expandEveryComposition(doc, schemas);
+  return schemas.spent;
 }

@@ -5,6 +5,10 @@
  * and the others it declares, never one it does not declare; `enum`, `const`, bounds, `allOf`,
  * `oneOf`/`anyOf` (the first choice), OpenAPI 3.0's `nullable` and 3.1's type lists are understood.
  *
+ * Generation walks a schema whose composition was expanded beforehand within a budget (flatten.ts):
+ * a compiled spec hands over Shapes made at upload, and a raw schema is expanded first. No `$ref`,
+ * `allOf` or `oneOf` is resolved here, so the cost of a request does not grow with the composition.
+ *
  * Bounded whatever the schema (SPEC §12): nesting past OAS_GENERATE_DEPTH keeps required properties
  * only and at most one item, and past twice that gives empty values, so a recursive schema (a tree of
  * nodes) ends; arrays have at most OAS_GENERATE_ITEMS items; past OAS_GENERATE_NODES values in one
@@ -12,7 +16,9 @@
  * `minItems`, `minLength` and `required` are honoured only within these bounds.
  */
 import type { Faker } from '@faker-js/faker';
-import { deref, isObject, type JsonObject } from './refs.js';
+import { OAS_SCHEMA_BUDGET_DEFAULT } from '../config.js';
+import { isObject, type JsonObject } from './refs.js';
+import { isShape, SchemaExpander, type Expanded } from './flatten.js';
 
 /** Nesting (objects and arrays) past which only required properties and the fewest items are made. */
 export const OAS_GENERATE_DEPTH = 6;
@@ -25,47 +31,32 @@ export const OAS_GENERATE_STRING = 1000;
 
 export interface GenerateOptions {
   faker: Faker;
-  /** The whole document, for `$ref`s. */
+  /** The whole document, for the `$ref`s of a schema that is not expanded yet. */
   root: unknown;
   /** Use `example`, `examples` and `default` of the schema where there are some (false: always generate). */
   useExamples: boolean;
+  /** Units a schema that is not expanded yet may cost (OAS_SCHEMA_BUDGET). */
+  schemaBudget?: number;
 }
 
 interface State extends GenerateOptions {
   nodes: number;
 }
 
-/** A generated value for `schema`; `name` is the property (or parameter) it is for, if any. */
+/**
+ * A generated value for `schema` (a Shape of a compiled spec, or a raw schema, expanded first: then
+ * SchemaBudgetError past the budget); `name` is the property (or parameter) it is for, if any.
+ */
 export function generate(schema: unknown, opts: GenerateOptions, name = ''): unknown {
-  return gen({ ...opts, nodes: 0 }, schema, name, 0);
+  const shape: Expanded =
+    isShape(schema) || schema === false
+      ? schema
+      : new SchemaExpander(opts.root, opts.schemaBudget ?? OAS_SCHEMA_BUDGET_DEFAULT).expand(schema);
+  return gen({ ...opts, nodes: 0 }, shape, name, 0);
 }
 
 function setOwn(o: JsonObject, k: string, v: unknown): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-}
-
-/** allOf's parts merged into one schema (properties and required lists joined). */
-function merged(st: State, s: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  const properties: JsonObject = {};
-  const required = new Set<string>();
-  const parts: unknown[] = [s, ...(Array.isArray(s['allOf']) ? (s['allOf'] as unknown[]) : [])];
-  for (let i = 0; i < parts.length && i < 50; i++) {
-    const p = deref(st.root, parts[i]);
-    if (!isObject(p)) continue;
-    const sub = p !== s && Array.isArray(p['allOf']) ? merged(st, p) : p;
-    for (const [k, v] of Object.entries(sub)) {
-      if (k === 'allOf') continue;
-      if (k === 'properties' && isObject(v)) {
-        for (const [pk, pv] of Object.entries(v)) setOwn(properties, pk, pv);
-      } else if (k === 'required' && Array.isArray(v)) {
-        for (const r of v as unknown[]) if (typeof r === 'string') required.add(r);
-      } else if (!Object.hasOwn(out, k)) setOwn(out, k, v);
-    }
-  }
-  if (Object.keys(properties).length > 0) out['properties'] = properties;
-  if (required.size > 0) out['required'] = [...required];
-  return out;
 }
 
 function typeOf(s: JsonObject): string | undefined {
@@ -100,9 +91,9 @@ function least(s: JsonObject): unknown {
   }
 }
 
-function gen(st: State, raw: unknown, name: string, depth: number): unknown {
-  const s = deref(st.root, raw);
-  if (s === true || s === undefined) return stringFor(st, {}, name);
+function gen(st: State, s: unknown, name: string, depth: number): unknown {
+  // No schema (an array without `items`, a $ref that led nowhere): text.
+  if (s === undefined) return stringFor(st, {}, name);
   if (!isObject(s)) return undefined;
   // The hard stop: past twice the depth or twice the values, the least value of the type.
   if (depth > 2 * OAS_GENERATE_DEPTH || st.nodes > 2 * OAS_GENERATE_NODES) return least(s);
@@ -116,21 +107,6 @@ function gen(st: State, raw: unknown, name: string, depth: number): unknown {
   if (Array.isArray(s['enum']) && s['enum'].length > 0) {
     const choices = s['enum'].filter((v) => v !== null);
     return choices.length > 0 ? st.faker.helpers.arrayElement(choices) : null;
-  }
-  if (Array.isArray(s['allOf'])) return gen(st, merged(st, s), name, depth);
-  for (const k of ['oneOf', 'anyOf'] as const) {
-    const choices = s[k];
-    if (Array.isArray(choices) && choices.length > 0) {
-      // The first choice that is not just `null`, with the schema's own keywords beside it.
-      const pick: unknown =
-        choices.find((c) => {
-          const d = deref(st.root, c);
-          return !(isObject(d) && d['type'] === 'null');
-        }) ?? choices[0];
-      const { [k]: _choices, ...rest } = s;
-      const d = deref(st.root, pick);
-      return gen(st, isObject(d) ? merged(st, { ...rest, allOf: [d] }) : rest, name, depth);
-    }
   }
   const spent = st.nodes > OAS_GENERATE_NODES;
   const shallow = depth >= OAS_GENERATE_DEPTH || spent;
@@ -159,9 +135,8 @@ function objectFor(st: State, s: JsonObject, depth: number, shallow: boolean): J
     Array.isArray(s['required']) ? s['required'].filter((r): r is string => typeof r === 'string') : [],
   );
   for (const [key, prop] of Object.entries(properties)) {
-    const p = deref(st.root, prop);
     // A response carries no write-only property unless it is required.
-    if (!required.has(key) && (shallow || (isObject(p) && p['writeOnly'] === true))) continue;
+    if (!required.has(key) && (shallow || (isObject(prop) && prop['writeOnly'] === true))) continue;
     const v = gen(st, prop, key, depth + 1);
     if (v !== undefined) setOwn(out, key, v);
   }

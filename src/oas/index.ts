@@ -12,7 +12,13 @@ export {
 } from './validate.js';
 export { startSpecJob, jobView } from './jobs.js';
 export { specAnswer, compiledSpecOf } from './serve.js';
-export { compileSpec, type CompiledSpec, type Operation, type OperationMatch } from './compile.js';
+export {
+  compileSpec,
+  schemaUnitsOf,
+  type CompiledSpec,
+  type Operation,
+  type OperationMatch,
+} from './compile.js';
 export {
   generate,
   OAS_GENERATE_DEPTH,

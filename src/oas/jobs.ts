@@ -11,7 +11,7 @@ import type { Json, SpecJobRecord } from '../store/index.js';
 import { compiledSpecOf } from './serve.js';
 import type { ValidSpec } from './validate.js';
 
-type JobContext = Pick<AppContext, 'store' | 'endpoints' | 'log' | 'now'>;
+type JobContext = Pick<AppContext, 'store' | 'endpoints' | 'log' | 'now' | 'config'>;
 
 /** Per endpoint, the job that runs last: the next one starts when it has ended. */
 const chains = new Map<string, Promise<void>>();

@@ -9,22 +9,32 @@ import { RecordMemo } from '../endpoint/index.js';
 import { fakerOf, loadFakeData } from '../template/index.js';
 import type { CapturedRequest } from '../http/index.js';
 import { compileSpec, type CompiledSpec } from './compile.js';
+import { SchemaBudgetError } from './flatten.js';
 import { respond, type OasAnswer } from './respond.js';
 
 const compiled = new RecordMemo<CompiledSpec | null>();
 
-async function load(ctx: Pick<AppContext, 'store'>, ep: EndpointRecord): Promise<CompiledSpec | null> {
+type SpecContext = Pick<AppContext, 'store' | 'config' | 'log'>;
+
+async function load(ctx: SpecContext, ep: EndpointRecord): Promise<CompiledSpec | null> {
   const spec = await ctx.store.getSpec(ep.name);
   if (!spec) return null;
   await loadFakeData();
-  return compileSpec(spec.document, spec.intelligenceMock);
+  try {
+    return await compileSpec(spec.document, spec.intelligenceMock, undefined, ctx.config.oasSchemaBudget);
+  } catch (err) {
+    // Stored under a larger OAS_SCHEMA_BUDGET than today's: not served, rather than expanded past it.
+    if (!(err instanceof SchemaBudgetError)) throw err;
+    ctx.log.error(
+      { endpoint: ep.name, err: err.message },
+      'OpenAPI spec not served: schemas past the budget',
+    );
+    return null;
+  }
 }
 
 /** The endpoint's compiled spec, or null when it has none. */
-export function compiledSpecOf(
-  ctx: Pick<AppContext, 'store'>,
-  ep: EndpointRecord,
-): Promise<CompiledSpec | null> {
+export function compiledSpecOf(ctx: SpecContext, ep: EndpointRecord): Promise<CompiledSpec | null> {
   return compiled.get(ep, () => load(ctx, ep));
 }
 
@@ -33,7 +43,7 @@ export function compiledSpecOf(
  * spec or no operation of it fits the method and path.
  */
 export async function specAnswer(
-  ctx: Pick<AppContext, 'store'>,
+  ctx: SpecContext,
   ep: EndpointRecord,
   request: CapturedRequest,
   locale: string,

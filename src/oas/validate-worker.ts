@@ -9,9 +9,13 @@ import { parentPort } from 'node:worker_threads';
 import { validate } from '@readme/openapi-parser';
 import { readDocument, summarize, type DocumentSummary } from './document.js';
 import { externalRefs } from './refs.js';
+import { schemaUnitsOf } from './compile.js';
+import { SchemaBudgetError } from './flatten.js';
 
 export interface CheckRequest {
   text: string;
+  /** OAS_SCHEMA_BUDGET: units the responses' schemas may cost to expand. */
+  schemaBudget: number;
 }
 
 export type CheckReply =
@@ -29,7 +33,7 @@ function headline(message: string): string {
   return here ? `${first} (${here.replace(/^.*\^\s*/, '')})` : first;
 }
 
-async function check(text: string): Promise<CheckReply> {
+async function check({ text, schemaBudget }: CheckRequest): Promise<CheckReply> {
   let doc;
   try {
     doc = readDocument(text);
@@ -49,6 +53,19 @@ async function check(text: string): Promise<CheckReply> {
         received: JSON.stringify(e.ref),
       })),
     };
+  // The schemas are expanded first, within the budget: the parser's own dereferencing and checks
+  // grow with the composition too (20 levels of allOf: [A, A] took it 8 s). A document past the
+  // budget is refused at once, with the schema where it ran out.
+  try {
+    await schemaUnitsOf(doc, schemaBudget);
+  } catch (err) {
+    if (!(err instanceof SchemaBudgetError)) throw err;
+    return {
+      ok: false,
+      message: err.message,
+      findings: [{ path: err.path || '/', message: `Schema composition past ${err.budget} units` }],
+    };
+  }
   // The stored form is JSON; the parser gets its own copy, as dereferencing rewrites the object.
   const json = JSON.stringify(doc);
   const result = await validate(JSON.parse(json) as Parameters<typeof validate>[0], {
@@ -74,7 +91,7 @@ async function check(text: string): Promise<CheckReply> {
 const port = parentPort;
 if (!port) throw new Error('validate-worker runs as a worker thread');
 port.once('message', (m: CheckRequest) => {
-  check(m.text).then(
+  check(m).then(
     (reply) => port.postMessage(reply),
     (err: unknown) => {
       const message = `The document could not be validated: ${err instanceof Error ? err.message : String(err)}`;

@@ -5,6 +5,7 @@
  * moment are refused with 429 rather than queued without bound (each holds up to OAS_SPEC_LIMIT bytes).
  */
 import { Worker } from 'node:worker_threads';
+import { OAS_SCHEMA_BUDGET_DEFAULT } from '../config.js';
 import { AppError } from '../errors.js';
 import type { DocumentSummary } from './document.js';
 import type { CheckReply, CheckRequest } from './validate-worker.js';
@@ -35,7 +36,7 @@ function refused(message: string): AppError {
   return new AppError('validation_error', message, { details: [{ path: '/', message }] });
 }
 
-function runWorker(text: string, timeoutMs: number): Promise<CheckReply> {
+function runWorker(request: CheckRequest, timeoutMs: number): Promise<CheckReply> {
   return new Promise((resolve, reject) => {
     const worker = startWorker();
     let settled = false;
@@ -72,7 +73,6 @@ function runWorker(text: string, timeoutMs: number): Promise<CheckReply> {
     worker.once('exit', (code) =>
       finish(() => reject(new Error(`OpenAPI validation worker exited with code ${code}`))),
     );
-    const request: CheckRequest = { text };
     worker.postMessage(request);
   });
 }
@@ -100,14 +100,22 @@ async function slot(): Promise<() => void> {
 }
 
 /**
- * Reads and validates `text` (JSON or YAML; Swagger 2.0, OpenAPI 3.0 or 3.1). Resolves with the
- * document and its summary; throws AppError `validation_error` with the parser's findings as details.
+ * Reads and validates `text` (JSON or YAML; Swagger 2.0, OpenAPI 3.0 or 3.1), and expands its
+ * responses' schemas within `schemaBudget` units (OAS_SCHEMA_BUDGET). Resolves with the document and
+ * its summary; throws AppError `validation_error` with the parser's findings, or the schema where the
+ * budget ran out, as details.
  */
-export async function validateSpec(text: string, timeoutMs = OAS_VALIDATION_TIMEOUT_MS): Promise<ValidSpec> {
+export async function validateSpec(
+  text: string,
+  opts: { schemaBudget?: number; timeoutMs?: number } = {},
+): Promise<ValidSpec> {
   const release = await slot();
   let reply: CheckReply;
   try {
-    reply = await runWorker(text, timeoutMs);
+    reply = await runWorker(
+      { text, schemaBudget: opts.schemaBudget ?? OAS_SCHEMA_BUDGET_DEFAULT },
+      opts.timeoutMs ?? OAS_VALIDATION_TIMEOUT_MS,
+    );
   } finally {
     release();
   }

@@ -11,7 +11,7 @@ export {
   type RetentionPolicy,
 } from './retention.js';
 export { startHistoryPurge, type HistoryPurge } from './purge.js';
-export { isStoreUnavailable } from './unavailable.js';
+export { isStoreFull, isStoreUnavailable } from './unavailable.js';
 export type { HistoryWriterStats } from './history-writer.js';
 export { sqliteFile } from './open.js';
 export { watchDataFile } from './data-file-watch.js';

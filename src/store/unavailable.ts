@@ -1,15 +1,32 @@
 /**
- * Store faults that are not the request's doing and pass on their own: another process holding
- * SQLite's write lock past the busy timeout, PostgreSQL down, restarting or out of connections. The
- * error handler answers them 503 `store_unavailable` with `Retry-After` instead of 500.
+ * Store faults that are not the request's doing: another process holding SQLite's write lock past the
+ * busy timeout, PostgreSQL down, restarting or out of connections, and a full disk (SQLite's
+ * SQLITE_FULL, the system's ENOSPC or EDQUOT, PostgreSQL's disk_full 53100). The error handler answers
+ * them 503 `store_unavailable` with `Retry-After` instead of 500: the write may succeed once the lock
+ * is released, the server is back or space is freed, and the client is not at fault.
  */
-const SQLITE_CODES = /^SQLITE_(BUSY|LOCKED)/;
+const SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|FULL)/;
 const PG_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '53300']);
 const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect/;
+const FULL_CODES = /^(SQLITE_FULL|ENOSPC|EDQUOT|53100)$/;
 
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** True when the store cannot take the request now but may later (busy, away, or out of space). */
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (SQLITE_CODES.test(code) || PG_CODES.has(code))) return true;
+  const code = codeOf(err);
+  if (code !== undefined && (SQLITE_CODES.test(code) || PG_CODES.has(code) || FULL_CODES.test(code)))
+    return true;
   return PG_MESSAGES.test(err.message);
+}
+
+/** True when the store refused a write because its disk (or the database's size limit) is full. */
+export function isStoreFull(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = codeOf(err);
+  return code !== undefined && FULL_CODES.test(code);
 }

@@ -75,6 +75,24 @@ describe('loadConfig', () => {
     });
   }
 
+  it('refuses HEADERS_TIMEOUT above REQUEST_TIMEOUT, and takes it equal or below', () => {
+    const pair = (headers: number, request: number) => ({
+      HEADERS_TIMEOUT: String(headers),
+      REQUEST_TIMEOUT: String(request),
+    });
+    assert.equal(loadConfig({}, pair(4999, 5000)).headersTimeout, 4999);
+    assert.equal(loadConfig({}, pair(5000, 5000)).headersTimeout, 5000);
+    assert.throws(
+      () => loadConfig({}, pair(5001, 5000)),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        /HEADERS_TIMEOUT \(5001 ms\) must not be above REQUEST_TIMEOUT \(5000 ms\)/.test(err.message),
+    );
+    // The default HEADERS_TIMEOUT (10 s) against a shorter REQUEST_TIMEOUT is the same mistake.
+    assert.throws(() => loadConfig({}, { REQUEST_TIMEOUT: '5000' }), ConfigError);
+    assert.throws(() => loadConfig({ 'headers-timeout': '40000' }, {}), ConfigError);
+  });
+
   it('every setting has an environment variable and a flag', () => {
     for (const s of SETTINGS) {
       assert.match(s.env, /^[A-Z_]+$/);
@@ -104,6 +122,17 @@ describe('mockingbird command', () => {
     assert.equal(r.code, 2);
     assert.equal(r.stderr.trim().split('\n').length, 1);
     assert.match(r.stderr, /PORT must be a whole number, got "abc"/);
+  });
+
+  it('HEADERS_TIMEOUT above REQUEST_TIMEOUT stops the start with one line and exit 2', async () => {
+    const r = await runCli(['serve', '--port', '0'], {
+      HEADERS_TIMEOUT: '20000',
+      REQUEST_TIMEOUT: '15000',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'mb-cli-')),
+    });
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /HEADERS_TIMEOUT \(20000 ms\) must not be above REQUEST_TIMEOUT \(15000 ms\)/);
   });
 
   it('a flag is validated too, and named as a flag', async () => {

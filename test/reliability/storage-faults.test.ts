@@ -2,7 +2,8 @@
  * Stops: storage faults that froze the server or lost data in silence (issue 11, item 9). Another
  * process holding SQLite's write lock gets API writes a quick 503 `store_unavailable` instead of a
  * 5 s freeze and a 500; a shutdown that cannot write the history says how many answered requests
- * are lost and exits non-zero; a data file deleted under the running service is reported.
+ * are lost and exits non-zero; a data file deleted under the running service is reported. A full disk
+ * (SQLITE_FULL, ENOSPC, PostgreSQL's 53100) answers API writes 503 `store_unavailable`, not 500.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,9 @@ import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { sql } from 'kysely';
 import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
+import { isStoreFull, isStoreUnavailable, KyselyStore } from '../../src/store/index.js';
 import { adminAuth, startApp } from '../helpers/app.js';
 import { serveCli } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
@@ -78,6 +81,62 @@ test('SQLite locked for a moment: the API write waits for the lock without freez
     other.close();
     await app.stop();
   }
+});
+
+test('SQLite full (max_page_count reached): an API write answers 503 store_unavailable, not 500, and reads and echo still work', async () => {
+  const app = await startApp({}, { listen: true });
+  try {
+    const api = (method: string, path: string, body?: unknown) =>
+      fetch(`${app.url}/api/v2${path}`, {
+        method,
+        headers: { ...adminAuth, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const created = await api('POST', '/endpoints', { name: 'filled-up' });
+    assert.equal(created.status, 201);
+    await created.arrayBuffer();
+    // The database may not grow past the pages it has now, as on a disk with no space left. The pragma
+    // holds for the connection it runs on: the service's own, which answers the API.
+    assert.ok(app.ctx.store instanceof KyselyStore);
+    const db = app.ctx.store.db;
+    const pages = await sql<{ page_count: number }>`PRAGMA page_count`.execute(db);
+    await sql`PRAGMA max_page_count = ${sql.raw(String(pages.rows[0]!.page_count))}`.execute(db);
+
+    const big = 'x'.repeat(512 * 1024);
+    const refused = await api('PATCH', '/endpoints/filled-up/settings', {
+      defaultResponse: { status: 200, body: big },
+    });
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    assert.equal(refused.status, 503, JSON.stringify(body));
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.equal(body.error.code, 'store_unavailable');
+    assert.match(body.error.message, /no space left/);
+
+    const read = await api('GET', '/endpoints/filled-up/settings');
+    assert.equal(read.status, 200, 'reads still work on a full database');
+    const settings = (await read.json()) as { defaultResponse: { body?: string } };
+    assert.notEqual(settings.defaultResponse.body, big, 'the refused write left nothing behind');
+    const echoed = await fetch(`${app.url}/e/echo/while-full`);
+    assert.equal(echoed.status, 200);
+    await echoed.arrayBuffer();
+  } finally {
+    await app.stop();
+  }
+});
+
+test('disk-full errors of every store and of the system count as store_unavailable; other errors do not', () => {
+  const coded = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
+  for (const code of ['SQLITE_FULL', 'ENOSPC', 'EDQUOT', '53100']) {
+    assert.equal(isStoreUnavailable(coded(code)), true, code);
+    assert.equal(isStoreFull(coded(code)), true, code);
+  }
+  assert.equal(isStoreFull(coded('SQLITE_BUSY')), false);
+  assert.equal(isStoreUnavailable(coded('SQLITE_BUSY')), true);
+  for (const code of ['SQLITE_CONSTRAINT_UNIQUE', '23505', 'ENOENT', '53']) {
+    assert.equal(isStoreUnavailable(coded(code)), false, code);
+    assert.equal(isStoreFull(coded(code)), false, code);
+  }
+  assert.equal(isStoreFull({ code: 'ENOSPC' }), false, 'only errors');
 });
 
 test('SIGTERM that cannot write the history: the lost entries are counted in the log and the exit code is 1', async (t) => {
