@@ -12,6 +12,7 @@ import { endpointTarget } from './dispatch.js';
 import { handedOver } from './hand-over.js';
 import type { Decision, Lifecycle, StreamRecorder } from './lifecycle.js';
 import type { Outcome } from './pipeline.js';
+import { sandboxed, takeSandbox } from './sandbox.js';
 
 export function endpointRoutes(app: FastifyInstance, lifecycle: Lifecycle, captureLimit: number): void {
   // The lifecycle answers in onRequest; Fastify's parsers never see an endpoint's body.
@@ -37,10 +38,17 @@ export function endpointRoutes(app: FastifyInstance, lifecycle: Lifecycle, captu
     app.route({ method: app.supportedMethods, url, onRequest, handler: unreachable });
 }
 
-/** Sends what the lifecycle decided through Fastify. */
+/**
+ * Sends what the lifecycle decided through Fastify; an answer of the path form with the sandbox added
+ * to its own headers (sandbox.ts: set on the response alone, an answer's own policy would replace it).
+ */
 function deliver(reply: FastifyReply, d: Decision, captureLimit: number): FastifyReply {
-  if (d.answer) return replyDirect(reply, d.answer);
-  if (d.streamed) return sendStreamed(reply, d.streamed, captureLimit, d.record);
+  const sandbox = takeSandbox(reply.raw);
+  if (d.answer) return replyDirect(reply, sandbox ? sandboxed(d.answer) : d.answer);
+  if (d.streamed) {
+    const outcome = sandbox ? { ...d.streamed, answer: sandboxed(d.streamed.answer) } : d.streamed;
+    return sendStreamed(reply, outcome, captureLimit, d.record);
+  }
   return reply.hijack(); // dropped: the connection is gone
 }
 
