@@ -183,7 +183,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   capConnectionsPerIp(fastify.server, config.maxConnectionsPerIp);
   const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user: mockPipeline(ctx) };
   const lifecycle = endpointLifecycle(ctx, routing);
-  await fastify.register(async (scope) => endpointRoutes(scope, lifecycle, config.captureLimit));
+  await fastify.register(async (scope) => endpointRoutes(scope, lifecycle, config.captureLimit, log));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   await fastify.register(async (scope) =>

@@ -21,7 +21,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../events/index.js';
 import {
-  HOP_BY_HOP,
+  hopByHopNames,
   TEXT_TYPE,
   type Answer,
   type AnswerHeaders,
@@ -96,19 +96,29 @@ function textAnswer(status: number, text: string): Answer {
   return { status, headers: { 'content-type': TEXT_TYPE }, body: text + '\n' };
 }
 
-/** The headers passed to the local service: the request's, less what belongs to this hop. */
-function forwardedHeaders(h: Readonly<Record<string, string>>): Record<string, string> {
+/**
+ * The headers passed to the local service: the request's, less what belongs to this hop (RFC 9110
+ * §7.6.1: the fixed list and every name any `Connection` line of the request lists).
+ */
+function forwardedHeaders(request: CapturedRequest): Record<string, string> {
+  const raw = request.rawHeaders;
+  const connection: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if (raw[i]!.toLowerCase() === 'connection') connection.push(raw[i + 1]!);
+  const drop = hopByHopNames(connection);
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (!HOP_BY_HOP.has(k) && k !== 'content-length') out[k] = v;
+  for (const [k, v] of Object.entries(request.headers))
+    if (!drop.has(k) && k !== 'content-length') out[k] = v;
   return out;
 }
 
-/** A response frame's header lines as an Answer's headers (a repeated header stays a list). */
+/** A response frame's header lines as Answer headers (repeats a list), less hop-by-hop and Connection-listed. */
 function answerHeaders(lines: ResponseFrame['headers']): AnswerHeaders {
+  const drop = hopByHopNames(lines.filter(([n]) => n.toLowerCase() === 'connection').map(([, v]) => v));
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of lines) {
     const k = name.toLowerCase();
-    if (HOP_BY_HOP.has(k)) continue;
+    if (drop.has(k)) continue;
     const prev = out[k];
     out[k] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
   }
@@ -257,7 +267,7 @@ export class TunnelHub {
         id,
         method: request.method,
         path: request.path,
-        headers: forwardedHeaders(request.headers),
+        headers: forwardedHeaders(request),
         ip: request.ip,
         protocol: request.protocol,
         host: request.host,
