@@ -20,13 +20,8 @@ import { Readable, type Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../events/index.js';
-import {
-  hopByHopNames,
-  TEXT_TYPE,
-  type Answer,
-  type AnswerHeaders,
-  type CapturedRequest,
-} from '../http/index.js';
+import { TEXT_TYPE, type Answer, type CapturedRequest } from '../http/index.js';
+import { answerHeaders, forwardedHeaders } from './headers.js';
 import {
   bodyFrame,
   chunks,
@@ -36,7 +31,6 @@ import {
   readBodyFrame,
   type ClientFrame,
   type ErrorFrame,
-  type ResponseFrame,
   type ServerFrame,
 } from './protocol.js';
 
@@ -94,35 +88,6 @@ class Peer {
 
 function textAnswer(status: number, text: string): Answer {
   return { status, headers: { 'content-type': TEXT_TYPE }, body: text + '\n' };
-}
-
-/**
- * The headers passed to the local service: the request's, less what belongs to this hop (RFC 9110
- * §7.6.1: the fixed list and every name any `Connection` line of the request lists).
- */
-function forwardedHeaders(request: CapturedRequest): Record<string, string> {
-  const raw = request.rawHeaders;
-  const connection: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2)
-    if (raw[i]!.toLowerCase() === 'connection') connection.push(raw[i + 1]!);
-  const drop = hopByHopNames(connection);
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(request.headers))
-    if (!drop.has(k) && k !== 'content-length') out[k] = v;
-  return out;
-}
-
-/** A response frame's header lines as Answer headers (repeats a list), less hop-by-hop and Connection-listed. */
-function answerHeaders(lines: ResponseFrame['headers']): AnswerHeaders {
-  const drop = hopByHopNames(lines.filter(([n]) => n.toLowerCase() === 'connection').map(([, v]) => v));
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of lines) {
-    const k = name.toLowerCase();
-    if (drop.has(k)) continue;
-    const prev = out[k];
-    out[k] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-  }
-  return out;
 }
 
 export class TunnelHub {
