@@ -28,6 +28,9 @@ import {
   ECHO_ENDPOINT,
   EndpointCache,
   endpointLane,
+  isPathForm,
+  markSandboxed,
+  SANDBOX_HEADERS,
   endpointLifecycle,
   endpointRoutes,
   rewriteUrlFor,
@@ -115,7 +118,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     frameworkErrors,
     ...(https ? { https } : {}),
     serverFactory: (handler) =>
-      createNodeServer((req, res) => (lane ? lane.handle(req, res) : handler(req, res)), timeouts, https),
+      createNodeServer(
+        (req, res) => {
+          if (lane) return lane.handle(req, res);
+          // Without the lane (which does the same), a path-form request is answered in the sandbox.
+          if (isPathForm(req.url ?? '/', rewriteUrl(req))) markSandboxed(res);
+          handler(req, res);
+        },
+        timeouts,
+        https,
+      ),
   }) as unknown as FastifyInstance;
 
   const store = opts.store ?? (await openStore(config));
@@ -171,14 +183,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     if (m !== 'CONNECT' && !fastify.supportedMethods.includes(m)) fastify.addHttpMethod(m, { hasBody: true });
   }
   // `Expect: 100-continue` with a declared body over the limit: 413 at once.
-  answerExpectContinue(fastify.server, config.bodyLimit);
+  answerExpectContinue(fastify.server, config.bodyLimit, (req) =>
+    isPathForm(req.url ?? '/', rewriteUrl(req)) ? SANDBOX_HEADERS : {},
+  );
   refuseConnect(fastify.server);
   // A WebSocket upgrade (the local tunnel's) is routed like any request, through the API's hooks.
   routeUpgrades(fastify.server, (req, res) => fastify.routing(req, res), isTunnelUpgrade);
   capConnectionsPerIp(fastify.server, config.maxConnectionsPerIp);
   const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user: mockPipeline(ctx) };
   const lifecycle = endpointLifecycle(ctx, routing);
-  await fastify.register(async (scope) => endpointRoutes(scope, lifecycle, config.captureLimit));
+  await fastify.register(async (scope) => endpointRoutes(scope, lifecycle, config.captureLimit, log));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   await fastify.register(async (scope) =>

@@ -26,7 +26,7 @@ import {
   type SettingsPatch as SettingsPatchT,
 } from '../mock/index.js';
 import { planNameOf, planOf, plansFor } from '../plans.js';
-import { targetProblem } from '../outbound/index.js';
+import { redactTargetUrl, targetProblem } from '../outbound/index.js';
 import { MTLS_NEEDS_TLS, tlsConfigured } from '../mtls/index.js';
 import { detail, validationError } from '../schema/index.js';
 import type { EndpointRecord, JsonObject } from '../store/index.js';
@@ -152,7 +152,9 @@ export async function changeSettings(
   const target = patch.proxy?.targetUrl;
   const targetIssue = typeof target === 'string' ? targetProblem(target) : undefined;
   if (targetIssue !== undefined)
-    throw validationError([detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, target)]);
+    throw validationError([
+      detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, redactTargetUrl(target!)),
+    ]);
   // Without TLS no client certificate ever reaches the server: the setting could only refuse everything.
   if (patch.mtls?.enabled === true && !tlsConfigured(ctx.config))
     throw validationError([detail('/mtls/enabled', MTLS_NEEDS_TLS, true)], MTLS_NEEDS_TLS);

@@ -21,6 +21,7 @@ import { eventsApi } from './events.js';
 import { tunnelApi } from './tunnel.js';
 import { stateApi } from './state.js';
 import { mtlsApi } from './mtls.js';
+import { SESSION_PATH, sessionApi } from './session.js';
 
 export { authenticate, requireAdmin, requireEndpointAccess, type Principal } from './auth.js';
 export { createKey, ensureAdminKey, findKey, hashKey, listKeys, revokeKey } from './keys.js';
@@ -51,6 +52,8 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0]!;
     if (PUBLIC_PATHS.has(path)) return;
+    // Logging out of the dashboard clears its cookie, whatever the cookie holds.
+    if (request.method === 'DELETE' && path === `/api/v2${SESSION_PATH}`) return;
     failures.check(request);
     try {
       // Browsers' EventSource cannot send headers: the events stream also takes ?access_token=.
@@ -75,4 +78,5 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   await app.register(async (s) => tunnelApi(s, ctx));
   await app.register(async (s) => stateApi(s, ctx));
   await app.register(async (s) => mtlsApi(s, ctx));
+  await app.register(async (s) => sessionApi(s, ctx));
 }

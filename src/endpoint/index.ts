@@ -3,6 +3,7 @@ export { endpointRoutes } from './routes.js';
 export { endpointLifecycle, type EndpointRouting, type Lifecycle } from './lifecycle.js';
 export { endpointLane, type Lane } from './lane.js';
 export { endpointForHost, endpointTarget, rewriteUrlFor, PATH_FORM_PREFIX } from './dispatch.js';
+export { isPathForm, markSandboxed, SANDBOX_HEADERS, SANDBOX_POLICY } from './sandbox.js';
 export {
   endpointNameProblem,
   isBuiltIn,

@@ -16,6 +16,7 @@ import { requestStarted, type RequestLog } from '../logger.js';
 import { endpointTarget, PATH_FORM_PREFIX } from './dispatch.js';
 import { handOver } from './hand-over.js';
 import type { Decision, Lifecycle } from './lifecycle.js';
+import { isPathForm, markSandboxed, sandboxed } from './sandbox.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -44,19 +45,29 @@ export function endpointLane(o: LaneOptions): Lane {
   let answered = 0;
   let handedOver = 0;
 
+  /** A request of the path form is answered by Fastify in the sandbox too (sandbox.ts). */
   const toFastify = (
     req: IncomingMessage,
     res: ServerResponse,
     what: { decided: Decision } | { failed: unknown },
     started: number,
+    pathForm: boolean,
   ): void => {
     handedOver++;
     handOver(req, what);
     requestStarted(req, started);
+    if (pathForm) markSandboxed(res);
     o.fastify(req, res);
   };
 
-  const send = (req: IncomingMessage, res: ServerResponse, sentUrl: string, d: Decision, started: number) => {
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    sentUrl: string,
+    d: Decision,
+    started: number,
+    pathForm: boolean,
+  ) => {
     if (d.dropped) return; // the connection is gone: nothing to send, no line (as through Fastify)
     if (d.answer) {
       const logLine = (): void => {
@@ -64,7 +75,7 @@ export function endpointLane(o: LaneOptions): Lane {
         res.removeListener('error', logLine);
         o.log(req, sentUrl, res.statusCode, performance.now() - started);
       };
-      const written = writeDirect(res, req.method, d.answer, () => {
+      const written = writeDirect(res, req.method, pathForm ? sandboxed(d.answer) : d.answer, () => {
         // As Fastify's response listeners: the line once the answer is handed to the socket, or failed.
         res.on('finish', logLine);
         res.on('error', logLine);
@@ -74,7 +85,7 @@ export function endpointLane(o: LaneOptions): Lane {
         return;
       }
     }
-    toFastify(req, res, { decided: d }, started);
+    toFastify(req, res, { decided: d }, started, pathForm);
   };
 
   /** `send`, with a failure answered by Fastify's error handler (or the connection cut, once answering). */
@@ -84,37 +95,43 @@ export function endpointLane(o: LaneOptions): Lane {
     sentUrl: string,
     d: Decision,
     started: number,
+    pathForm: boolean,
   ): void => {
     try {
-      send(req, res, sentUrl, d, started);
+      send(req, res, sentUrl, d, started, pathForm);
     } catch (failed) {
       if (res.headersSent) res.destroy();
-      else toFastify(req, res, { failed }, started);
+      else toFastify(req, res, { failed }, started, pathForm);
     }
   };
 
   const handle: RequestHandler = (req, res) => {
-    const url = closing ? '' : o.rewrite(req);
+    const sentUrl = req.url ?? '/';
+    const routed = o.rewrite(req);
+    const pathForm = isPathForm(sentUrl, routed);
+    const url = closing ? '' : routed;
     const target =
       url.startsWith(PATH_FORM_PREFIX) && methods.has(req.method ?? '') && !decodesPath(url)
         ? endpointTarget(url)
         : undefined;
     const resolved = target && o.lifecycle.resolveNow(target);
-    if (!target || !resolved) return o.fastify(req, res);
-    const sentUrl = req.url ?? '/';
+    if (!target || !resolved) {
+      if (pathForm) markSandboxed(res);
+      return o.fastify(req, res);
+    }
     const started = performance.now();
     let d: Decision | Promise<Decision>;
     try {
       d = o.lifecycle.run(req, target, resolved);
     } catch (failed) {
-      return toFastify(req, res, { failed }, started);
+      return toFastify(req, res, { failed }, started, pathForm);
     }
     if (d instanceof Promise)
       d.then(
-        (decided) => sendOrFail(req, res, sentUrl, decided, started),
-        (failed: unknown) => toFastify(req, res, { failed }, started),
+        (decided) => sendOrFail(req, res, sentUrl, decided, started, pathForm),
+        (failed: unknown) => toFastify(req, res, { failed }, started, pathForm),
       );
-    else sendOrFail(req, res, sentUrl, d, started);
+    else sendOrFail(req, res, sentUrl, d, started, pathForm);
   };
 
   return {

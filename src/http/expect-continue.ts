@@ -4,14 +4,19 @@
  * told to continue and handed to the server's request handler.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { writeAnswer } from './answer.js';
+import { writeAnswer, type AnswerHeaders } from './answer.js';
 import { OPEN_ORIGIN } from './cors.js';
 import { tooLargeAnswer } from './refusals.js';
 
-export function answerExpectContinue(server: Server, bodyLimit: number): void {
+/** `headersFor` adds headers of the request's own to the 413 (the path form's sandbox). */
+export function answerExpectContinue(
+  server: Server,
+  bodyLimit: number,
+  headersFor: (req: IncomingMessage) => AnswerHeaders = () => ({}),
+): void {
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     if (Number(req.headers['content-length'] ?? 0) > bodyLimit) {
-      writeAnswer(res, tooLargeAnswer(bodyLimit, OPEN_ORIGIN), { connection: 'close' });
+      writeAnswer(res, tooLargeAnswer(bodyLimit, OPEN_ORIGIN), { ...headersFor(req), connection: 'close' });
       return;
     }
     res.writeContinue();

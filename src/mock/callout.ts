@@ -31,7 +31,7 @@ import type { AppContext } from '../context.js';
 import { capturedBody, sensitiveHeaders, type Exchange, type Outcome } from '../endpoint/index.js';
 import type { ErrorCode } from '../errors.js';
 import { errorAnswer, HOP_BY_HOP, redactHeaders, TEXT_TYPE, withoutHopByHop } from '../http/index.js';
-import { HOP_HEADER, nextHopWithin, OutboundError } from '../outbound/index.js';
+import { HOP_HEADER, nextHopWithin, OutboundError, redactTargetUrl } from '../outbound/index.js';
 import type { CalloutRecord } from '../store/index.js';
 import type { CalloutCompiler, Rendered, ResponseRenderer, TemplateCompiler } from './actions.js';
 import type { CalloutQueue } from './callout-queue.js';
@@ -200,7 +200,8 @@ export function calloutCompiler(ctx: AppContext, queue: CalloutQueue): CalloutCo
         state: 'pending',
         request: {
           method: req.method,
-          url: req.url,
+          // A rule saved before URLs with credentials were refused may still carry them: never kept.
+          url: redactTargetUrl(req.url),
           headers: redact(flat(req.headers)),
           body: kept.text,
           bodyTruncated: kept.truncated,

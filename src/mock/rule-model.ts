@@ -7,6 +7,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ErrorDetail } from '../errors.js';
 import type { RuleRecord } from '../store/index.js';
 import { userRegexProblem } from '../regex/index.js';
+import { redactTargetUrl, targetProblem } from '../outbound/index.js';
 import { timeSlicer, type Slicer } from '../jobs/index.js';
 import {
   Body,
@@ -350,11 +351,17 @@ function ruleProblems(rule: RuleData, base: string): ErrorDetail[] {
       out.push(detail(`${base}/action/responses`, `Weights must sum to 100 (they sum to ${sum})`, sum));
   }
   if (a.type === 'callout') {
-    try {
-      new URL(a.callout.url);
-    } catch {
-      out.push(detail(`${base}/action/callout/url`, 'Not a valid URL', a.callout.url));
-    }
+    // The outbound guard's own check (scheme, credentials, host): what it would refuse when the
+    // callout is sent is refused now, and a password in the URL is never stored.
+    const problem = targetProblem(a.callout.url);
+    if (problem !== undefined)
+      out.push(
+        detail(
+          `${base}/action/callout/url`,
+          `Not a callout target: ${problem}`,
+          redactTargetUrl(a.callout.url),
+        ),
+      );
     const d = a.callout.delay;
     if (d && d.min > d.max)
       out.push(detail(`${base}/action/callout/delay`, `min (${d.min}) is more than max (${d.max})`, d.min));

@@ -6,10 +6,13 @@
  * folded onto it too. The most specific range that contains an address decides; on a tie the
  * operator's deny beats the operator's allow, which beats the built-in list. No range: allowed.
  *
- * Built-in decision (a self-hosted test tool points at the team's own services): loopback and private
- * ranges are allowed; link-local (where every cloud's metadata service answers), cloud metadata
- * addresses, "this network" (0.0.0.0 reaches the host itself), multicast, broadcast and reserved space
- * are denied. PROXY_DENY and PROXY_ALLOW (CIDR lists) change it either way.
+ * Built-in decision: deny by default everything that is not the public internet. Anyone who reaches an
+ * endpoint makes Mockingbird send its proxy or callout request, so its host and network are refused:
+ * loopback, private (RFC 1918, IPv6 unique local), shared address space (CGNAT, 100.64.0.0/10),
+ * benchmarking (198.18.0.0/15), link-local (where every cloud's metadata service answers), cloud
+ * metadata addresses, "this network" (0.0.0.0 reaches the host itself), multicast, broadcast and
+ * reserved space. An operator who points endpoints at the team's own services lists them in
+ * PROXY_ALLOW (CIDRs); PROXY_DENY adds ranges.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -102,6 +105,14 @@ function contains(c: Cidr, n: bigint): boolean {
 export const BUILT_IN_DENY: readonly { range: string; reason: string }[] = [
   { range: '0.0.0.0/8', reason: '"this network" (0.0.0.0 reaches the host itself)' },
   { range: '::/128', reason: 'the unspecified address' },
+  { range: '127.0.0.0/8', reason: 'loopback (this host)' },
+  { range: '::1/128', reason: 'loopback (this host)' },
+  { range: '10.0.0.0/8', reason: 'a private network' },
+  { range: '172.16.0.0/12', reason: 'a private network' },
+  { range: '192.168.0.0/16', reason: 'a private network' },
+  { range: 'fc00::/7', reason: 'a private network (IPv6 unique local)' },
+  { range: '100.64.0.0/10', reason: 'shared address space (carrier-grade NAT)' },
+  { range: '198.18.0.0/15', reason: 'benchmarking space' },
   { range: '169.254.0.0/16', reason: 'link-local, where cloud metadata services answer' },
   { range: 'fe80::/10', reason: 'link-local' },
   { range: 'fd00:ec2::254/128', reason: 'the AWS metadata service' },

@@ -134,7 +134,6 @@ export class OutboundClient {
    * Rejects with an OutboundError: `refused` (scheme, credentials, address policy), `timeout`, `failed`.
    */
   async request(req: UpstreamRequest): Promise<UpstreamResponse> {
-    const url = parseTarget(req.url); // throws TargetRefused
     const abort = new AbortController();
     let timedOut = false;
     const deadline = setTimeout(() => {
@@ -142,6 +141,8 @@ export class OutboundClient {
       abort.abort();
     }, this.opts.timeout);
     try {
+      // A URL of a form refused (a scheme, credentials) is a `refused` OutboundError like an address.
+      const url = parseTarget(req.url);
       // An IP literal is checked before anything is queued (the connector checks names and literals alike).
       const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       if (isIP(literal) !== 0) {

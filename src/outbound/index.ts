@@ -12,5 +12,5 @@ export {
   type UpstreamResponse,
 } from './client.js';
 export { AddressPolicy, BUILT_IN_DENY, parseCidr, type Refusal } from './address-policy.js';
-export { parseTarget, targetProblem, TargetRefused } from './target.js';
+export { parseTarget, redactTargetUrl, targetProblem, TargetRefused } from './target.js';
 export { HOP_HEADER, MAX_HOPS, newInstanceId, nextHop, nextHopWithin } from './hop.js';

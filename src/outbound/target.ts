@@ -17,6 +17,21 @@ export class TargetRefused extends Error {
   }
 }
 
+/**
+ * `url` with any user name and password replaced by `[REDACTED]`, for messages, the history and error
+ * details: a refused URL is named without the credentials it carried. Text that is no URL is kept.
+ */
+export function redactTargetUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  if (u.username === '' && u.password === '') return url;
+  return `${u.protocol}//[REDACTED]@${u.host}${u.pathname}${u.search}${u.hash}`;
+}
+
 /** Why `url` may not be a target, or undefined when its form is acceptable. */
 export function targetProblem(url: string): string | undefined {
   let u: URL;
@@ -36,6 +51,6 @@ export function targetProblem(url: string): string | undefined {
 export function parseTarget(url: string): URL {
   const problem = targetProblem(url);
   if (problem !== undefined)
-    throw new TargetRefused(`The target ${JSON.stringify(url)} is refused: ${problem}`);
+    throw new TargetRefused(`The target ${JSON.stringify(redactTargetUrl(url))} is refused: ${problem}`);
   return new URL(url);
 }

@@ -20,13 +20,8 @@ import { Readable, type Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../events/index.js';
-import {
-  HOP_BY_HOP,
-  TEXT_TYPE,
-  type Answer,
-  type AnswerHeaders,
-  type CapturedRequest,
-} from '../http/index.js';
+import { TEXT_TYPE, type Answer, type CapturedRequest } from '../http/index.js';
+import { answerHeaders, forwardedHeaders } from './headers.js';
 import {
   bodyFrame,
   chunks,
@@ -36,7 +31,6 @@ import {
   readBodyFrame,
   type ClientFrame,
   type ErrorFrame,
-  type ResponseFrame,
   type ServerFrame,
 } from './protocol.js';
 
@@ -94,25 +88,6 @@ class Peer {
 
 function textAnswer(status: number, text: string): Answer {
   return { status, headers: { 'content-type': TEXT_TYPE }, body: text + '\n' };
-}
-
-/** The headers passed to the local service: the request's, less what belongs to this hop. */
-function forwardedHeaders(h: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (!HOP_BY_HOP.has(k) && k !== 'content-length') out[k] = v;
-  return out;
-}
-
-/** A response frame's header lines as an Answer's headers (a repeated header stays a list). */
-function answerHeaders(lines: ResponseFrame['headers']): AnswerHeaders {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of lines) {
-    const k = name.toLowerCase();
-    if (HOP_BY_HOP.has(k)) continue;
-    const prev = out[k];
-    out[k] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-  }
-  return out;
 }
 
 export class TunnelHub {
@@ -257,7 +232,7 @@ export class TunnelHub {
         id,
         method: request.method,
         path: request.path,
-        headers: forwardedHeaders(request.headers),
+        headers: forwardedHeaders(request),
         ip: request.ip,
         protocol: request.protocol,
         host: request.host,

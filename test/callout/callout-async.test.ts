@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { call } from '../api/api-helpers.js';
 import { send, upstream } from '../proxy/proxy-helpers.js';
-import { startApp } from '../helpers/app.js';
+import { ALLOW_LOOPBACK, startApp } from '../helpers/app.js';
 import { createEndpoint } from '../api/api-helpers.js';
 import { openSqliteStore, sqliteFile } from '../../src/store/index.js';
 import { calloutApp, calloutRule, entries, eventually } from './callout-helpers.js';
@@ -140,7 +140,7 @@ test('CALLOUT_QUEUE: the whole server holds at most that many waiting callouts',
 
 test('shutdown does not wait for callouts still in their delay: they are cancelled and recorded so', async () => {
   const up = await upstream((_req, res) => res.end());
-  const app = await startApp({}, { listen: true, keepDir: true });
+  const app = await startApp(ALLOW_LOOPBACK, { listen: true, keepDir: true });
   try {
     await createEndpoint(app, 'shop');
     await calloutRule(app, '/later', {

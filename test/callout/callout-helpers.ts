@@ -1,14 +1,15 @@
 /** An app on a real port with endpoint `shop`, and rules with a callout action. */
 import assert from 'node:assert/strict';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { ALLOW_LOOPBACK, startApp, type TestApp } from '../helpers/app.js';
 import { call, createEndpoint } from '../api/api-helpers.js';
 import type { Config } from '../../src/config.js';
 import type { HistoryEntry } from '../../src/store/index.js';
 
+/** Callout targets are local servers: loopback is allowed (ALLOW_LOOPBACK) unless `overrides` says. */
 export async function calloutApp(
   overrides: Partial<Config> = {},
 ): Promise<TestApp & { endpointUrl: string }> {
-  const app = await startApp(overrides, { listen: true });
+  const app = await startApp({ ...ALLOW_LOOPBACK, ...overrides }, { listen: true });
   await createEndpoint(app, 'shop');
   return Object.assign(app, { endpointUrl: `${app.url}/e/shop` });
 }

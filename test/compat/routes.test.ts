@@ -10,13 +10,15 @@ import { ROUTES, SCHEMAS } from './schemas.js';
 
 /**
  * Mockingbird's own operations, not part of the hosted API: the document itself, the tunnel's
- * WebSocket and the dashboard's template preview.
+ * WebSocket, the dashboard's template preview and its session.
  */
 const OWN = new Set([
   'GET /api/v2/openapi.json',
   'GET /api/v2/docs',
   'GET /api/v2/endpoints/:ep/tunnel',
   'POST /api/v2/endpoints/:ep/templates/preview',
+  'POST /api/v2/session',
+  'DELETE /api/v2/session',
 ]);
 
 let app: TestApp;

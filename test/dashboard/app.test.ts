@@ -48,7 +48,16 @@ describe('dashboard in Chromium', { skip: browserSkip() }, () => {
     assert.match(await error.innerText(), /Wrong API key/);
     await screenshot(page, 'login-wrong-key');
     await login(page);
-    assert.equal(await page.evaluate('sessionStorage.getItem("mockingbird.apiKey")'), ADMIN_KEY);
+    // Logged in by an HttpOnly cookie (issue 30): the key is in no storage a script of this origin can read.
+    const readable = await page.evaluate(
+      '[document.cookie, JSON.stringify({ ...sessionStorage }), JSON.stringify({ ...localStorage })].join(" ")',
+    );
+    assert.ok(!String(readable).includes(ADMIN_KEY), `the key is readable by scripts: ${String(readable)}`);
+    const cookie = (await page.context().cookies(app.url + '/api/v2')).find((c) => c.name === 'mb_session');
+    assert.equal(cookie?.value, ADMIN_KEY);
+    assert.equal(cookie?.httpOnly, true);
+    assert.equal(cookie?.sameSite, 'Strict');
+    assert.equal(cookie?.path, '/api');
   });
 
   it('creates an endpoint (the API validates the name) and shows its two URLs', async () => {

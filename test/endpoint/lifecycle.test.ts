@@ -32,6 +32,7 @@ async function harness(steps: Step[], refuse?: Answer) {
       scope,
       endpointLifecycle(app.ctx, { builtIn: new Map([['probe', probe]]), user: probe }),
       app.ctx.config.captureLimit,
+      app.ctx.log,
     ),
   );
   await server.listen({ port: 0, host: '127.0.0.1' });

@@ -6,14 +6,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from '../helpers/app.js';
+import { ALLOW_LOOPBACK, startApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
 import { api, startTarget, startTunnelCli, tunnelEndpoint } from '../tunnel/tunnel-helpers.js';
 import { uploadSpec } from '../oas/oas-helpers.js';
 import { PETSTORE_30_YAML } from '../oas/fixtures.js';
 
 test('a live tunnel beats the proxy; with the tunnel gone the proxy answers', async (t) => {
-  const app = await startApp({}, { listen: true });
+  const app = await startApp(ALLOW_LOOPBACK, { listen: true });
   t.after(() => app.stop());
   const local = await startTarget((_req, res) => res.end('from the tunnel'));
   t.after(() => local.close());
@@ -45,7 +45,7 @@ test('a live tunnel beats the proxy; with the tunnel gone the proxy answers', as
 });
 
 test('the proxy beats an OpenAPI spec; with no proxy target the spec answers', async (t) => {
-  const app = await startApp({}, { listen: true });
+  const app = await startApp(ALLOW_LOOPBACK, { listen: true });
   t.after(() => app.stop());
   const upstream = await startTarget((_req, res) => res.end('from the proxy'));
   t.after(() => upstream.close());

@@ -49,5 +49,11 @@ export async function startApp(
   };
 }
 
+/**
+ * The setting a test opts in with when its proxy or callout targets are local servers (127.0.0.1 and
+ * port 0): the guard denies loopback by default (SECURITY.md).
+ */
+export const ALLOW_LOOPBACK: Pick<Config, 'proxyAllow'> = { proxyAllow: ['127.0.0.0/8', '::1/128'] };
+
 /** Authorization header for the test admin key. */
 export const adminAuth = { authorization: `Bearer ${ADMIN_KEY}` };

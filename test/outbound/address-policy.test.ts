@@ -1,6 +1,7 @@
 /**
  * The one SSRF guard (src/outbound): every form of a denied address is refused, whatever notation
- * names it; loopback and private ranges pass by default; PROXY_ALLOW and PROXY_DENY move the line
+ * names it; loopback and private ranges are denied by default (issue 30), public addresses pass;
+ * PROXY_ALLOW and PROXY_DENY move the line
  * either way, the most specific range deciding; URL forms that disguise a target are refused.
  */
 import { test } from 'node:test';
@@ -43,23 +44,33 @@ test('metadata and link-local addresses are refused in every notation', () => {
   assert.equal(byDefault.check('169.254.169.254')?.range, '169.254.0.0/16');
 });
 
-test('loopback, private and public addresses pass by default', () => {
-  for (const ip of [
-    '127.0.0.1',
-    '::1',
-    '10.1.2.3',
-    '192.168.0.10',
-    '172.16.5.5',
-    'fd12::1',
-    '100.64.0.1',
-    '93.184.216.34',
-    '2606:4700::1111',
-  ])
+test('public addresses pass by default; loopback, private and CGNAT ones are denied (issue 30)', () => {
+  for (const ip of ['93.184.216.34', '2606:4700::1111', '8.8.8.8'])
     assert.equal(byDefault.check(ip), undefined, ip);
+  for (const ip of ['127.0.0.1', '::1', '10.1.2.3', '192.168.0.10', '172.16.5.5', 'fd12::1', '100.64.0.1'])
+    assert.ok(byDefault.check(ip), ip);
+  // Opened by the operator's allow-list, each of them passes as it did before.
+  const team = new AddressPolicy({
+    allow: [
+      '127.0.0.0/8',
+      '::1/128',
+      '10.0.0.0/8',
+      '192.168.0.0/16',
+      '172.16.0.0/12',
+      'fc00::/7',
+      '100.64.0.0/10',
+    ],
+  });
+  for (const ip of ['127.0.0.1', '::1', '10.1.2.3', '192.168.0.10', '172.16.5.5', 'fd12::1', '100.64.0.1'])
+    assert.equal(team.check(ip), undefined, ip);
 });
 
 test('PROXY_DENY denies loopback in every notation; the URL parser normalises 0x7f.1', () => {
-  const p = new AddressPolicy({ deny: ['127.0.0.0/8', '::1/128'] });
+  // Loopback allowed by the operator first, so that the deny is what refuses it.
+  const p = new AddressPolicy({
+    allow: ['127.0.0.0/8', '::1/128', '10.0.0.0/8'],
+    deny: ['127.0.0.0/8', '::1/128'],
+  });
   assert.equal(new URL('http://0x7f.1/').hostname, '127.0.0.1');
   assert.equal(new URL('http://2130706433/').hostname, '127.0.0.1');
   for (const ip of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1', new URL('http://0x7f.1/').hostname])

@@ -2,7 +2,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { ALLOW_LOOPBACK, startApp, type TestApp } from '../helpers/app.js';
 import { call, createEndpoint } from '../api/api-helpers.js';
 import type { Config } from '../../src/config.js';
 
@@ -96,13 +96,16 @@ export function rawValues(raw: readonly string[], name: string): string[] {
   return out;
 }
 
-/** An app on a real port with endpoint `shop` proxying to `target` (null: no proxy). */
+/**
+ * An app on a real port with endpoint `shop` proxying to `target` (null: no proxy). Its upstreams are
+ * local servers: loopback is allowed (ALLOW_LOOPBACK) unless `overrides` sets `proxyAllow` itself.
+ */
 export async function proxyApp(
   target: string | null,
   overrides: Partial<Config> = {},
   proxy: Record<string, unknown> = {},
 ): Promise<TestApp & { endpointUrl: string }> {
-  const app = await startApp(overrides, { listen: true });
+  const app = await startApp({ ...ALLOW_LOOPBACK, ...overrides }, { listen: true });
   await createEndpoint(app, 'shop');
   const r = await call(app, 'PATCH', '/endpoints/shop/settings', { proxy: { targetUrl: target, ...proxy } });
   assert.equal(r.status, 200, r.text);

@@ -1,17 +1,28 @@
 /**
- * The management API as the dashboard uses it: the key from session storage in every request, errors
- * turned into ApiError with the API's own message and details, and the live event stream.
+ * The management API as the dashboard uses it: errors turned into ApiError with the API's own message
+ * and details, and the live event stream.
+ *
+ * The key never stays in script-readable storage: at login it is sent once, to POST /api/v2/session,
+ * which answers with an HttpOnly, SameSite=Strict cookie scoped to /api; every later request (fetch,
+ * downloads, the EventSource) is authenticated by that cookie, which no script can read. Session
+ * storage holds only the fact that this tab logged in (no secret), so each tab still logs in by itself.
  */
-const KEY = 'mockingbird.apiKey';
+const LOGGED_IN = 'mockingbird.loggedIn';
 
-export function apiKey(): string | null {
-  return sessionStorage.getItem(KEY);
+export function loggedIn(): boolean {
+  return sessionStorage.getItem(LOGGED_IN) === '1';
 }
-export function saveKey(key: string): void {
-  sessionStorage.setItem(KEY, key);
+
+/** Trades `key` for the session cookie; throws ApiError (401 for a wrong key). */
+export async function startSession(key: string): Promise<void> {
+  await request('POST', '/session', undefined, key);
+  sessionStorage.setItem(LOGGED_IN, '1');
 }
-export function forgetKey(): void {
-  sessionStorage.removeItem(KEY);
+
+/** Ends the session: the cookie is cleared by the server, the tab's flag here. */
+export function endSession(): void {
+  sessionStorage.removeItem(LOGGED_IN);
+  void fetch('/api/v2/session', { method: 'DELETE' }).catch(() => undefined);
 }
 
 export interface ErrorDetail {
@@ -41,7 +52,8 @@ interface ErrorBody {
   error?: { code?: string; message?: string; details?: ErrorDetail[] };
 }
 
-export async function request<T>(method: string, path: string, body?: unknown, key = apiKey()): Promise<T> {
+/** One API call, by the session cookie (or by `key`, sent in Authorization: the login's only use of it). */
+export async function request<T>(method: string, path: string, body?: unknown, key?: string): Promise<T> {
   const headers: Record<string, string> = {};
   if (key) headers['authorization'] = `Bearer ${key}`;
   let payload: BodyInit | undefined;
@@ -79,10 +91,9 @@ export const api = {
   del: <T>(path: string) => request<T>('DELETE', path),
 };
 
-/** Fetches a file with the key and saves it under `name` (links cannot carry an Authorization header). */
+/** Fetches a file (by the session cookie) and saves it under `name`. */
 export async function download(path: string, name: string): Promise<void> {
-  const key = apiKey();
-  const res = await fetch('/api/v2' + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const res = await fetch('/api/v2' + path);
   if (!res.ok) throw new ApiError(res.status, 'download_failed', `Download failed: HTTP ${res.status}`);
   const url = URL.createObjectURL(await res.blob());
   const a = document.createElement('a');
@@ -96,9 +107,9 @@ export const enc = encodeURIComponent;
 
 /** Opens the endpoint's Server-Sent-Events stream; `handlers` by event name. Returns a close function. */
 export function openEvents(ep: string, handlers: Record<string, (data: unknown) => void>): () => void {
-  const key = apiKey();
-  if (!key) return () => undefined;
-  const source = new EventSource(`/api/v2/endpoints/${enc(ep)}/events?access_token=${enc(key)}`);
+  if (!loggedIn()) return () => undefined;
+  // Same origin: the EventSource sends the session cookie, no key in the URL.
+  const source = new EventSource(`/api/v2/endpoints/${enc(ep)}/events`);
   for (const [name, fn] of Object.entries(handlers)) {
     source.addEventListener(name, (ev: MessageEvent<string>) => {
       try {

@@ -1,6 +1,6 @@
 /** The app shell: login gate, navigation bar, and which screen the path shows. */
 import { useEffect, useState } from 'preact/hooks';
-import { apiKey, forgetKey, setUnauthorizedHandler } from './api';
+import { endSession, loggedIn as tabLoggedIn, setUnauthorizedHandler } from './api';
 import { navigate, usePath } from './router';
 import { Link } from './ui';
 import { Login } from './screens/login';
@@ -29,16 +29,16 @@ function EndpointTabs(props: { ep: string; tab: string }) {
 
 export function App() {
   const path = usePath();
-  const [loggedIn, setLoggedIn] = useState(apiKey() !== null);
+  const [loggedIn, setLoggedIn] = useState(tabLoggedIn());
   useEffect(() => {
     setUnauthorizedHandler(() => {
-      forgetKey();
+      endSession();
       setLoggedIn(false);
     });
   }, []);
 
   const logout = () => {
-    forgetKey();
+    endSession();
     setLoggedIn(false);
     navigate('/');
   };

@@ -1,6 +1,9 @@
-/** Log in with an API key: checked against the API, kept in session storage (gone with the tab). */
+/**
+ * Log in with an API key: traded for the session cookie (api.ts), which scripts cannot read; the key
+ * itself is kept nowhere.
+ */
 import { useState } from 'preact/hooks';
-import { ApiError, request, saveKey } from '../api';
+import { ApiError, startSession } from '../api';
 import { ErrorBox } from '../ui';
 
 export function Login(props: { onLogin: () => void }) {
@@ -13,8 +16,8 @@ export function Login(props: { onLogin: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      await request('GET', '/endpoints', undefined, key.trim());
-      saveKey(key.trim());
+      await startSession(key.trim());
+      setKey('');
       props.onLogin();
     } catch (e) {
       setError(e instanceof ApiError && e.status === 401 ? new Error(`Wrong API key: ${e.message}`) : e);
@@ -28,7 +31,8 @@ export function Login(props: { onLogin: () => void }) {
       <h2>Log in</h2>
       <p class="muted">
         Paste an API key (<code>mb_…</code>). The first start printed the admin key;{' '}
-        <code>mockingbird keys create</code> makes more. The key is kept in this tab only.
+        <code>mockingbird keys create</code> makes more. The key is kept in a cookie that no script can read,
+        until you log out or close the browser.
       </p>
       <form onSubmit={submit} class="stack">
         <label>
