@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Exchange, Outcome } from '../endpoint/index.js';
-import { TEXT_TYPE, type AnswerHeaders } from '../http/index.js';
+import { addHeader, headerMap, TEXT_TYPE } from '../http/index.js';
 import type { Action, Rule } from './rule-model.js';
 
 /** What a template renders to, for one exchange. */
@@ -90,7 +90,7 @@ function compileResponse(
   // Answers at once unless the rule delays its answer (no promise, no turn of the event loop).
   return (x: Exchange, p: Readonly<Record<string, string>>): Outcome | Promise<Outcome> => {
     const problems: string[] = [];
-    const out: AnswerHeaders = {};
+    const out = headerMap();
     for (const h of headers) {
       const v = h.value(x, p);
       if (!v.ok) return templateFailure(v.error, ruleId);
@@ -99,8 +99,7 @@ function compileResponse(
         problems.push(`Header "${h.key}" was left out: its rendered value holds a line break.`);
         continue;
       }
-      const prev = out[h.key];
-      out[h.key] = prev === undefined ? v.text : [...(typeof prev === 'string' ? [prev] : prev), v.text];
+      addHeader(out, h.key, v.text);
     }
     if (!hasType) out['content-type'] = type;
     const b: Rendered = blob ? { ok: true, text: '', problems: [] } : bodyPart(x, p);

@@ -68,7 +68,7 @@ const LOOP_MESSAGE = (depth: number) =>
 
 /** A header list with one value per name as a plain string (what the history shows). */
 function flat(headers: Readonly<Record<string, readonly string[]>>): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  const out = Object.create(null) as Record<string, string | string[]>;
   for (const [k, v] of Object.entries(headers)) out[k] = v.length === 1 ? v[0]! : [...v];
   return out;
 }

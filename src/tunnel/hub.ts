@@ -22,6 +22,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../events/index.js';
 import {
   HOP_BY_HOP,
+  addHeader,
+  headerMap,
   TEXT_TYPE,
   type Answer,
   type AnswerHeaders,
@@ -98,19 +100,17 @@ function textAnswer(status: number, text: string): Answer {
 
 /** The headers passed to the local service: the request's, less what belongs to this hop. */
 function forwardedHeaders(h: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(h)) if (!HOP_BY_HOP.has(k) && k !== 'content-length') out[k] = v;
   return out;
 }
 
 /** A response frame's header lines as an Answer's headers (a repeated header stays a list). */
 function answerHeaders(lines: ResponseFrame['headers']): AnswerHeaders {
-  const out: Record<string, string | string[]> = {};
+  const out = headerMap();
   for (const [name, value] of lines) {
     const k = name.toLowerCase();
-    if (HOP_BY_HOP.has(k)) continue;
-    const prev = out[k];
-    out[k] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+    if (!HOP_BY_HOP.has(k)) addHeader(out, k, value);
   }
   return out;
 }
