@@ -8,6 +8,7 @@ import type { ErrorDetail } from '../errors.js';
 import type { RuleRecord } from '../store/index.js';
 import { userRegexProblem } from '../regex/index.js';
 import { timeSlicer, type Slicer } from '../jobs/index.js';
+import { SOURCE_LIMITS, templateSourceProblem, type SourceLimits } from '../template/index.js';
 import {
   Body,
   detail,
@@ -332,10 +333,44 @@ export function isCollectionPath(c: Condition): boolean {
   return c.type === 'path' && ['equals', 'starts_with', 'template'].includes(c.operator);
 }
 
-/** Problems the schema cannot see: compiling regexes, weights, values the operator needs. */
-function ruleProblems(rule: RuleData, base: string): ErrorDetail[] {
+type Templated = { templated?: boolean; headers?: { value: string; templated?: boolean }[]; body?: string };
+
+/** The templates of a response (`at` its path): body and header values rendered as templates. */
+function templatesOf(r: Templated, at: string, all: boolean): [string, string][] {
+  const out: [string, string][] = [];
+  if (r.templated === true && r.body !== undefined) out.push([`${at}/body`, r.body]);
+  (r.headers ?? []).forEach((h, i) => {
+    if (all ? r.templated === true : h.templated === true) out.push([`${at}/headers/${i}/value`, h.value]);
+  });
+  return out;
+}
+
+/**
+ * Templates over TEMPLATE_MAX_BYTES, TEMPLATE_MAX_MUSTACHES or TEMPLATE_MAX_NESTING: refused when
+ * saved, before Handlebars parses them (source-limits.ts), whichever way the rule arrives.
+ */
+function templateProblems(a: Action, base: string, limits: SourceLimits): ErrorDetail[] {
+  const sources: [string, string][] = [];
+  if (a.type === 'mock') sources.push(...templatesOf(a, `${base}/action`, false));
+  if (a.type === 'weighted')
+    a.responses.forEach((r, i) => sources.push(...templatesOf(r, `${base}/action/responses/${i}`, false)));
+  if (a.type === 'callout') {
+    sources.push(...templatesOf(a, `${base}/action`, false));
+    sources.push(...templatesOf(a.callout, `${base}/action/callout`, true));
+  }
+  const out: ErrorDetail[] = [];
+  for (const [path, source] of sources) {
+    const problem = templateSourceProblem(source, limits);
+    if (problem !== undefined) out.push(detail(path, problem));
+  }
+  return out;
+}
+
+/** Problems the schema cannot see: compiling regexes, weights, values the operator needs, template sizes. */
+function ruleProblems(rule: RuleData, base: string, limits: SourceLimits): ErrorDetail[] {
   const out = rule.conditions.flatMap((c, i) => conditionProblems(c, `${base}/conditions/${i}`));
   const a = rule.action;
+  out.push(...templateProblems(a, base, limits));
   // A CRUD collection lives under a literal path (crud.ts, collectionLocator).
   if (a.type === 'crud' && !rule.conditions.some(isCollectionPath))
     out.push(
@@ -372,10 +407,13 @@ function fillHeaders(a: Action): void {
   }
 }
 
-/** Validates one rule and completes its defaults; `base` prefixes the error paths. Throws 400. */
-export function parseRule(input: unknown, base = ''): Rule | RuleData {
+/**
+ * Validates one rule and completes its defaults; `base` prefixes the error paths; `limits` bound its
+ * templates (the TEMPLATE_MAX_* settings). Throws 400.
+ */
+export function parseRule(input: unknown, base = '', limits: SourceLimits = SOURCE_LIMITS): Rule | RuleData {
   const r = parseWith<RuleData & { id?: string }>(RuleInput, input, base);
-  const problems = ruleProblems(r, base);
+  const problems = ruleProblems(r, base, limits);
   if (problems.length > 0) throw validationError(problems);
   fillHeaders(r.action);
   // A stable field order, whatever order the client wrote.
@@ -396,6 +434,7 @@ export function parseRule(input: unknown, base = ''): Rule | RuleData {
 export async function parseRuleList(
   inputs: unknown[],
   newId: () => string,
+  limits: SourceLimits = SOURCE_LIMITS,
   slice: Slicer = timeSlicer(),
 ): Promise<Rule[]> {
   const details: ErrorDetail[] = [];
@@ -403,7 +442,7 @@ export async function parseRuleList(
   const seen = new Set<string>();
   for (const [i, input] of inputs.entries()) {
     try {
-      const r = parseRule(input, `/rules/${i}`) as RuleData & { id?: string };
+      const r = parseRule(input, `/rules/${i}`, limits) as RuleData & { id?: string };
       const id = r.id ?? newId();
       if (seen.has(id)) details.push(detail(`/rules/${i}/id`, 'Duplicate rule id', id));
       seen.add(id);

@@ -11,6 +11,7 @@ import Handlebars from 'handlebars';
 import type { Faker } from '@faker-js/faker';
 import { HELPERS, makeEach } from './helpers/index.js';
 import { stateUseOf, type StateUse } from './state-refs.js';
+import { SOURCE_LIMITS, templateSourceProblem } from './source-limits.js';
 import {
   RenderLimitError,
   RenderState,
@@ -31,6 +32,7 @@ export interface CompiledTemplate {
 
 /** The default bounds of a render. */
 export const TEMPLATE_LIMITS: TemplateLimits = {
+  ...SOURCE_LIMITS,
   maxIterations: 10_000,
   maxOutput: 1024 * 1024,
   imageHost: 'https://loremflickr.com',
@@ -38,6 +40,11 @@ export const TEMPLATE_LIMITS: TemplateLimits = {
 
 /** Most syntax errors recovered in one template before it is declared broken. */
 const MAX_RECOVERIES = 20;
+/**
+ * Most characters parsed for one template, all recovery attempts together: each attempt parses the
+ * whole template again, and 20 attempts on a 1 MiB template would hold the event loop for 0.4 s.
+ */
+const MAX_PARSED = 4 * 1024 * 1024;
 
 const env = Handlebars.create();
 const builtInEach = env.helpers['each'] as (...args: unknown[]) => unknown;
@@ -179,7 +186,11 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
   let template: Template | undefined;
   let failure: string | undefined;
   let state: StateUse | undefined;
-  for (let attempt = 0; attempt <= MAX_RECOVERIES; attempt++) {
+  // Bounded before Handlebars sees it: its parser and compiler are not linear (source-limits.ts).
+  failure = templateSourceProblem(source, bounds);
+  let parsed = 0;
+  for (let attempt = 0; failure === undefined && attempt <= MAX_RECOVERIES; attempt++) {
+    parsed += text.length;
     try {
       ast = env.parse(text);
       state = stateUseOf(ast);
@@ -188,7 +199,7 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
       const line = lineOf(err as Error);
       const fixed = line === undefined ? undefined : escapeBroken(text, line);
       const message = `template syntax error${line !== undefined ? ` on line ${line}` : ''}: ${firstLine((err as Error).message)}`;
-      if (fixed === undefined || attempt === MAX_RECOVERIES) {
+      if (fixed === undefined || attempt === MAX_RECOVERIES || parsed + fixed.length > MAX_PARSED) {
         failure = message;
         break;
       }

@@ -4,6 +4,7 @@
  * the template itself is rendered with an empty context and never sees it.
  */
 import type { Faker } from '@faker-js/faker';
+import type { SourceLimits } from './source-limits.js';
 
 export interface TemplateInput {
   method: string;
@@ -44,7 +45,7 @@ export interface StateAccess {
   clearList(key: string): void;
 }
 
-export interface TemplateLimits {
+export interface TemplateLimits extends SourceLimits {
   /** Loop iterations (`repeat`, `each`) in one render, all loops together. */
   maxIterations: number;
   /** Characters one render may produce. */
