@@ -80,6 +80,8 @@ export interface Config {
   templateMaxMustaches: number;
   /** Blocks and subexpressions open at once in one response template; deeper is refused when saved (400). */
   templateMaxNesting: number;
+  /** Characters of fake data one render may ask faker for through size arguments; past it 561. */
+  templateMaxFakeData: number;
   /** Ms an upstream (proxy target) has to connect and send its headers, and the longest pause in its body. */
   proxyTimeout: number;
   /** CIDR ranges a proxy target may be in although the built-in list denies them. */
@@ -562,6 +564,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'blocks and subexpressions open at once in one response template; deeper is refused when saved (400)',
     default: 32,
     parse: int(1, 1000),
+  },
+  {
+    key: 'templateMaxFakeData',
+    env: 'TEMPLATE_MAX_FAKE_DATA',
+    flag: 'template-max-fake-data',
+    help: 'characters of fake data one template render may ask faker for through size arguments (561 past it)',
+    default: 100_000,
+    parse: int(100, MB),
   },
   {
     key: 'proxyTimeout',

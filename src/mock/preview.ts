@@ -8,7 +8,7 @@ import type { CapturedRequest } from '../http/index.js';
 import type { Exchange } from '../endpoint/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import type { AppContext } from '../context.js';
-import { compileTemplate, loadFakeData, sourceLimits } from '../template/index.js';
+import { compileTemplate, loadFakeData, sourceLimits, templateLimits } from '../template/index.js';
 import { compileRules } from './matcher.js';
 import { parseRule, type Rule } from './rule-model.js';
 import { settingsOf } from './endpoint-settings.js';
@@ -52,10 +52,7 @@ export async function previewTemplate(
     if (m) pathParams = m.pathParams;
   }
   await loadFakeData();
-  const template = compileTemplate(input.template, {
-    imageHost: ctx.config.imageHost,
-    ...sourceLimits(ctx.config),
-  });
+  const template = compileTemplate(input.template, templateLimits(ctx.config));
   const { locale } = settingsOf(ctx.config, ep);
   const x: Exchange = { request: input.request, endpoint: ep };
   const r = template.render(templateInput(x, pathParams, locale, ctx.now(), undefined));

@@ -11,7 +11,7 @@ import type { BlobRecord, EndpointRecord } from '../store/index.js';
 import {
   compileTemplate,
   loadFakeData,
-  sourceLimits,
+  templateLimits,
   type StateAccess,
   type StateUse,
   type TemplateInput,
@@ -71,7 +71,7 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
   const { locale } = settingsOf(ctx.config, ep);
   let uses: StateUse[] = [];
   const templates: TemplateCompiler = (source) => {
-    const t = compileTemplate(source, { imageHost: ctx.config.imageHost, ...sourceLimits(ctx.config) });
+    const t = compileTemplate(source, templateLimits(ctx.config));
     if (!t.state) return (x, params) => t.render(templateInput(x, params, locale, ctx.now(), undefined));
     uses.push(t.state);
     return (x, params) => {

@@ -8,10 +8,11 @@
  * runs out of its loop or output budget, gives `{ ok: false }` (the caller answers 561).
  */
 import Handlebars from 'handlebars';
+import type { Config } from '../config.js';
 import type { Faker } from '@faker-js/faker';
 import { HELPERS, makeEach } from './helpers/index.js';
 import { stateUseOf, type StateUse } from './state-refs.js';
-import { SOURCE_LIMITS, templateSourceProblem } from './source-limits.js';
+import { SOURCE_LIMITS, sourceLimits, templateSourceProblem } from './source-limits.js';
 import {
   RenderLimitError,
   RenderState,
@@ -35,8 +36,19 @@ export const TEMPLATE_LIMITS: TemplateLimits = {
   ...SOURCE_LIMITS,
   maxIterations: 10_000,
   maxOutput: 1024 * 1024,
+  maxFakeData: 100_000,
   imageHost: 'https://loremflickr.com',
 };
+
+/** The bounds the configuration sets (TEMPLATE_MAX_*, IMAGE_HOST). */
+export function templateLimits(
+  config: Pick<
+    Config,
+    'imageHost' | 'templateMaxBytes' | 'templateMaxMustaches' | 'templateMaxNesting' | 'templateMaxFakeData'
+  >,
+): Partial<TemplateLimits> {
+  return { ...sourceLimits(config), maxFakeData: config.templateMaxFakeData, imageHost: config.imageHost };
+}
 
 /** Most syntax errors recovered in one template before it is declared broken. */
 const MAX_RECOVERIES = 20;

@@ -5,6 +5,7 @@ export {
   fakerOf,
   loadFakeData,
   TEMPLATE_LIMITS,
+  templateLimits,
   type CompiledTemplate,
   type RenderResult,
 } from './engine.js';

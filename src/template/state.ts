@@ -50,6 +50,8 @@ export interface TemplateLimits extends SourceLimits {
   maxIterations: number;
   /** Characters one render may produce. */
   maxOutput: number;
+  /** Characters of fake data one render may ask faker for through size arguments (faker-cost.ts). */
+  maxFakeData: number;
   /** Where image links point (`<host>/640/480/<category>`). */
   imageHost: string;
 }
@@ -60,6 +62,7 @@ export class RenderLimitError extends Error {}
 export class RenderState {
   readonly problems: string[] = [];
   private iterations = 0;
+  private fakeData = 0;
 
   constructor(
     readonly input: TemplateInput,
@@ -75,6 +78,20 @@ export class RenderState {
   iterate(): void {
     if (++this.iterations > this.limits.maxIterations)
       throw new RenderLimitError(`the template ran more than ${this.limits.maxIterations} loop iterations`);
+  }
+
+  /**
+   * Charges `chars` of fake data `what` is about to make; throws, before the work is done, once the
+   * render would ask for more than its budget (TEMPLATE_MAX_FAKE_DATA, never more than the output cap).
+   */
+  chargeFakeData(what: string, chars: number): void {
+    const budget = Math.min(this.limits.maxFakeData, this.limits.maxOutput);
+    this.fakeData += chars;
+    if (!(this.fakeData <= budget))
+      throw new RenderLimitError(
+        `${what} asks for about ${chars > 1e15 ? 'unbounded' : Math.round(chars)} characters of fake data; ` +
+          `a render may make at most ${budget} (TEMPLATE_MAX_FAKE_DATA)`,
+      );
   }
 
   /** Checks text built by a loop against the output budget. */
