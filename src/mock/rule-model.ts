@@ -15,6 +15,7 @@ import {
   HeaderList,
   HeaderValue,
   HeaderName,
+  MAX_DETAILS,
   parseWith,
   Status,
   StringEnum,
@@ -440,7 +441,13 @@ export async function parseRuleList(
   const details: ErrorDetail[] = [];
   const out: Rule[] = [];
   const seen = new Set<string>();
+  let stopped: number | undefined;
   for (const [i, input] of inputs.entries()) {
+    // Enough to fix first: checking the rest of a 4 MiB list would only make a longer answer.
+    if (details.length >= MAX_DETAILS) {
+      stopped = i;
+      break;
+    }
     try {
       const r = parseRule(input, `/rules/${i}`, limits) as RuleData & { id?: string };
       const id = r.id ?? newId();
@@ -453,8 +460,17 @@ export async function parseRuleList(
     // Each rule's regular expressions are compiled to be checked: hundreds take seconds, in slices.
     await slice();
   }
-  if (details.length > 0) throw validationError(details);
-  return out;
+  if (details.length === 0) return out;
+  if (stopped !== undefined)
+    details.splice(
+      MAX_DETAILS,
+      Infinity,
+      detail(
+        `/rules/${stopped}`,
+        `Validation stopped after ${MAX_DETAILS} problems: fix these and send the list again`,
+      ),
+    );
+  throw validationError(details);
 }
 
 /** Whether any response of the rule is rendered as a template (a plan feature, SPEC §10). */
