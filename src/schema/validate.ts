@@ -179,6 +179,9 @@ export function parseWith<T>(schema: TSchema, value: unknown, base = ''): T {
     const overlong: ErrorDetail[] = [];
     overlongArrays(schema, value, base, overlong);
     if (overlong.length > 0) throw validationError(overlong);
+    // Defaults never make an unexpected property expected; the copy they are applied to would lose
+    // an own `__proto__` key (Value.Clone assigns it), so `?__proto__=1` passed where `?bogus=1` did not.
+    if (hasUnexpectedProperty(schema, value)) throw validationError(explain(schema, value, base));
   }
   if (!hasDefaults(schema)) {
     if (check.Check(value)) return value as T;
@@ -187,6 +190,16 @@ export function parseWith<T>(schema: TSchema, value: unknown, base = ''): T {
   const v = Value.Default(schema, Value.Clone(value));
   if (check.Check(v)) return v as T;
   throw validationError(explain(schema, v, base));
+}
+
+/** Whether one of the first MAX_DETAILS problems of `value` is a property its schema does not allow. */
+function hasUnexpectedProperty(schema: TSchema, value: unknown): boolean {
+  let n = 0;
+  for (const e of Value.Errors(schema, value)) {
+    if (e.type === ValueErrorType.ObjectAdditionalProperties) return true;
+    if (++n >= MAX_DETAILS) return false;
+  }
+  return false;
 }
 
 const withDefaults = new WeakMap<TSchema, boolean>();
