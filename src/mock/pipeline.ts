@@ -13,11 +13,16 @@ import { settingsOf } from './endpoint-settings.js';
 import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
 import { rulesStep } from './rules-step.js';
 import { tunnelStep } from '../tunnel/index.js';
+import { isSafeHeaderValue } from '../template/index.js';
 import { proxyStep } from './proxy-step.js';
 import { oasStep } from './oas-step.js';
 import { mtlsStep } from '../mtls/index.js';
 
-/** The stored headers as a null-prototype map (a repeated name: the last value). */
+/**
+ * The stored headers as a null-prototype map (a repeated name: the last value), less what cannot be
+ * sent as stored: framing headers (Node sets them for the body it sends) and a value Node refuses
+ * (one stored before values were checked at save made every answer a 500).
+ */
 function headerObject(h: Settings['defaultResponse']['headers'] | undefined): Record<string, string> {
   const out = headerMap() as Record<string, string>;
   const pairs = !h
@@ -25,7 +30,10 @@ function headerObject(h: Settings['defaultResponse']['headers'] | undefined): Re
     : Array.isArray(h)
       ? h.map((x): [string, string] => [x.key, x.value])
       : Object.entries(h);
-  for (const [k, v] of pairs) out[k.toLowerCase()] = v;
+  for (const [k, v] of pairs) {
+    const name = k.toLowerCase();
+    if (name !== 'content-length' && name !== 'transfer-encoding' && isSafeHeaderValue(v)) out[name] = v;
+  }
   return out;
 }
 

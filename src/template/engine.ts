@@ -235,6 +235,9 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
             data: { mb: state },
             allowProtoPropertiesByDefault: false,
             allowProtoMethodsByDefault: false,
+            // `{{helperMissing}}` written by name calls ours (an unknown helper, noted), not a hook
+            // Handlebars removed from the helpers: that failed with a JavaScript message in a 561.
+            allowCallsToHelperMissing: true,
           },
         );
         if (out.length > bounds.maxOutput)
@@ -247,7 +250,21 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
   };
 }
 
-/** Whether a rendered header value may be sent: no CR, LF or NUL (no header injection). */
+/**
+ * Whether a header value may be sent: tab, visible ASCII and Latin-1 only, as Node writes them. No CR,
+ * LF or NUL (no header injection), and nothing past U+00FF, which Node refuses with an error at send
+ * time (every answer of the endpoint was a 500).
+ */
 export function isSafeHeaderValue(v: string): boolean {
-  return !/[\r\n\0]/.test(v);
+  return !UNSENDABLE.test(v);
 }
+
+/** Why a header value may not be sent; undefined when it may. */
+export function headerValueProblem(v: string): string | undefined {
+  if (!UNSENDABLE.test(v)) return undefined;
+  return /[\r\n]/.test(v)
+    ? 'its value holds a line break'
+    : 'its value holds a character a header cannot carry (only Latin-1: tab, U+0020-U+007E, U+0080-U+00FF)';
+}
+
+const UNSENDABLE = /[^\t\x20-\x7e\x80-\xff]/;

@@ -1,6 +1,7 @@
 /** Public surface of response templates. */
 export {
   compileTemplate,
+  headerValueProblem,
   isSafeHeaderValue,
   fakerOf,
   loadFakeData,
