@@ -12,6 +12,7 @@ import { call, createEndpoint } from '../api/api-helpers.js';
 import { until } from '../helpers/until.js';
 import { historyOf, proxyApp, rawValues, send, upstream } from '../proxy/proxy-helpers.js';
 import { startTarget, startTunnelCli } from '../tunnel/tunnel-helpers.js';
+import { freshPgDatabase, pgSkip } from '../helpers/pg.js';
 
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
 const LINES: [string, string][] = [
@@ -174,3 +175,31 @@ test('rule and default-response headers named __proto__, constructor, toString: 
   assert.deepEqual(rawValues(d.rawHeaders, '__proto__'), ['v-__proto__']);
   assert.deepEqual(rawValues(d.rawHeaders, 'constructor'), ['v-constructor']);
 });
+
+test(
+  'PostgreSQL: an answer with __proto__ and constructor headers is recorded as data',
+  { skip: pgSkip },
+  async (t) => {
+    const db = await freshPgDatabase();
+    t.after(() => db.drop());
+    const app = await startApp({ databaseUrl: db.url }, { listen: true });
+    t.after(() => app.stop());
+    await createEndpoint(app, 'shop');
+    const headers = [
+      { key: '__proto__', value: 'v-__proto__' },
+      { key: 'constructor', value: 'v-constructor' },
+      { key: 'constructor', value: 'again' },
+      { key: 'toString', value: 'v-toString' },
+      { key: 'hasOwnProperty', value: 'v-hasOwnProperty' },
+    ];
+    const rule = {
+      conditions: [{ type: 'path', operator: 'equals', value: '/h' }],
+      action: { type: 'mock', headers },
+    };
+    assert.equal((await call(app, 'POST', '/endpoints/shop/rules', rule)).status, 201);
+    const r = await send(`${app.url}/e/shop/h`);
+    assert.equal(r.status, 200);
+    const [entry] = await historyOf(app);
+    assertRecorded(entry!.responseHeaders);
+  },
+);
