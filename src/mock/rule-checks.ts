@@ -69,8 +69,9 @@ function templatesOf(r: Templated, at: string, all: boolean): [string, string][]
 }
 
 /**
- * Templates over TEMPLATE_MAX_BYTES, TEMPLATE_MAX_MUSTACHES or TEMPLATE_MAX_NESTING: refused when
- * saved, before Handlebars parses them (source-limits.ts), whichever way the rule arrives.
+ * Templates over TEMPLATE_MAX_BYTES, TEMPLATE_MAX_MUSTACHES or TEMPLATE_MAX_NESTING, each or (bytes
+ * and mustaches) all of one rule's together: refused when saved, before Handlebars parses them
+ * (source-limits.ts), whichever way the rule arrives.
  */
 function templateProblems(a: Action, base: string, limits: SourceLimits): ErrorDetail[] {
   const sources: [string, string][] = [];
@@ -85,6 +86,14 @@ function templateProblems(a: Action, base: string, limits: SourceLimits): ErrorD
   for (const [path, source] of sources) {
     const problem = templateSourceProblem(source, limits);
     if (problem !== undefined) out.push(detail(path, problem));
+  }
+  // The bytes and mustaches of one rule's templates together: a rule's templates are compiled at
+  // once (a weighted rule may hold 100 responses of 101 templates each).
+  if (out.length === 0 && sources.length > 1) {
+    const all = sources.map(([, source]) => source).join('\n');
+    const problem = templateSourceProblem(all, { ...limits, maxNesting: Number.POSITIVE_INFINITY });
+    if (problem !== undefined)
+      out.push(detail(`${base}/action`, problem.replace('The template', "The rule's templates together")));
   }
   return out;
 }

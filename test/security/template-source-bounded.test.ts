@@ -130,6 +130,33 @@ test('TEMPLATE_MAX_MUSTACHES and TEMPLATE_MAX_NESTING through the API at limit -
   assert.equal((await r.text()).length, 2048);
 });
 
+test("TEMPLATE_MAX_MUSTACHES and TEMPLATE_MAX_BYTES hold for a rule's templates together", async (t) => {
+  const app = await startApp({ templateMaxMustaches: 10 });
+  t.after(() => app.stop());
+  await createEndpoint(app, 'shop');
+  const response = (n: number) => ({ weight: 50, templated: true, body: '{{method}}'.repeat(n) });
+  const weighted = (a: number, b: number) => ({
+    conditions: [{ type: 'path', operator: 'equals', value: '/w' }],
+    action: { type: 'weighted', responses: [response(a), response(b)] },
+  });
+  assert.equal((await call(app, 'POST', '/endpoints/shop/rules', weighted(5, 5))).status, 201);
+  const over = await call(app, 'POST', '/endpoints/shop/rules', weighted(5, 6));
+  assert.equal(over.status, 400);
+  assert.equal(over.body.error.details[0].path, '/action');
+  assert.match(over.body.error.details[0].message, /rule's templates together has more than 10 mustaches/);
+  // Templated headers count with the body.
+  const headers = {
+    conditions: [{ type: 'path', operator: 'equals', value: '/h' }],
+    action: {
+      type: 'mock',
+      templated: true,
+      body: '{{method}}'.repeat(10),
+      headers: [{ key: 'x-a', value: '{{method}}', templated: true }],
+    },
+  };
+  assert.equal((await call(app, 'POST', '/endpoints/shop/rules', headers)).status, 400);
+});
+
 test('a mocks-as-code file with a template over the bounds is refused, naming the field', async (t) => {
   const app = await startApp({ templateMaxNesting: 4 });
   t.after(() => app.stop());
