@@ -82,6 +82,8 @@ export interface Config {
   templateMaxNesting: number;
   /** Characters of fake data one render may ask faker for through size arguments; past it 561. */
   templateMaxFakeData: number;
+  /** Loop iterations times the template's mustaches, one render; past it 561. */
+  templateMaxLoopWork: number;
   /** Ms an upstream (proxy target) has to connect and send its headers, and the longest pause in its body. */
   proxyTimeout: number;
   /** CIDR ranges a proxy target may be in although the built-in list denies them. */
@@ -572,6 +574,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'characters of fake data one template render may ask faker for through size arguments (561 past it)',
     default: 100_000,
     parse: int(100, MB),
+  },
+  {
+    key: 'templateMaxLoopWork',
+    env: 'TEMPLATE_MAX_LOOP_WORK',
+    flag: 'template-max-loop-work',
+    help: "loop iterations times the template's mustaches in one template render (561 past it)",
+    default: 500_000,
+    parse: int(1000, 100_000_000),
   },
   {
     key: 'proxyTimeout',

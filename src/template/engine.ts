@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import type { Faker } from '@faker-js/faker';
 import { HELPERS, makeEach } from './helpers/index.js';
 import { stateUseOf, type StateUse } from './state-refs.js';
-import { SOURCE_LIMITS, sourceLimits, templateSourceProblem } from './source-limits.js';
+import { measureTemplate, SOURCE_LIMITS, sourceLimits } from './source-limits.js';
 import {
   RenderLimitError,
   RenderState,
@@ -37,6 +37,7 @@ export const TEMPLATE_LIMITS: TemplateLimits = {
   maxIterations: 10_000,
   maxOutput: 1024 * 1024,
   maxFakeData: 100_000,
+  maxLoopWork: 500_000,
   imageHost: 'https://loremflickr.com',
 };
 
@@ -44,10 +45,20 @@ export const TEMPLATE_LIMITS: TemplateLimits = {
 export function templateLimits(
   config: Pick<
     Config,
-    'imageHost' | 'templateMaxBytes' | 'templateMaxMustaches' | 'templateMaxNesting' | 'templateMaxFakeData'
+    | 'imageHost'
+    | 'templateMaxBytes'
+    | 'templateMaxMustaches'
+    | 'templateMaxNesting'
+    | 'templateMaxFakeData'
+    | 'templateMaxLoopWork'
   >,
 ): Partial<TemplateLimits> {
-  return { ...sourceLimits(config), maxFakeData: config.templateMaxFakeData, imageHost: config.imageHost };
+  return {
+    ...sourceLimits(config),
+    maxFakeData: config.templateMaxFakeData,
+    maxLoopWork: config.templateMaxLoopWork,
+    imageHost: config.imageHost,
+  };
 }
 
 /** Most syntax errors recovered in one template before it is declared broken. */
@@ -199,7 +210,10 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
   let failure: string | undefined;
   let state: StateUse | undefined;
   // Bounded before Handlebars sees it: its parser and compiler are not linear (source-limits.ts).
-  failure = templateSourceProblem(source, bounds);
+  const measured = measureTemplate(source, bounds);
+  if (typeof measured === 'string') failure = measured;
+  // A loop iteration runs at most every statement of the template once.
+  const iterationCost = typeof measured === 'string' ? 1 : Math.max(1, measured.mustaches);
   let parsed = 0;
   for (let attempt = 0; failure === undefined && attempt <= MAX_RECOVERIES; attempt++) {
     parsed += text.length;
@@ -225,7 +239,7 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
     render(input) {
       if (!ast) return { ok: false, error: failure ?? 'template syntax error' };
       const noted = [...problems];
-      const state = new RenderState(input, bounds, fakerFor(input.locale, noted));
+      const state = new RenderState(input, bounds, fakerFor(input.locale, noted), iterationCost);
       state.problems.push(...noted);
       try {
         template ??= templateOf(ast);

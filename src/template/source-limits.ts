@@ -66,6 +66,12 @@ function scanMustache(s: string, from: number): { end: number; parens: number } 
  * them. Linear in the source's length: a megabyte takes a few milliseconds.
  */
 export function templateSourceProblem(source: string, limits: SourceLimits): string | undefined {
+  const m = measureTemplate(source, limits);
+  return typeof m === 'string' ? m : undefined;
+}
+
+/** `source`'s mustaches when it is within `limits`; otherwise why not (templateSourceProblem). */
+export function measureTemplate(source: string, limits: SourceLimits): { mustaches: number } | string {
   const bytes = Buffer.byteLength(source, 'utf8');
   if (bytes > limits.maxBytes)
     return `The template is ${bytes} bytes; at most ${limits.maxBytes} are allowed (TEMPLATE_MAX_BYTES)`;
@@ -108,5 +114,5 @@ export function templateSourceProblem(source: string, limits: SourceLimits): str
       return `The template nests blocks and subexpressions more than ${limits.maxNesting} deep (TEMPLATE_MAX_NESTING)`;
     i = source.indexOf('{{', end);
   }
-  return undefined;
+  return { mustaches };
 }

@@ -84,6 +84,26 @@ test('TEMPLATE_MAX_FAKE_DATA at limit - 1, limit and limit + 1, for one call and
   ok("{{faker 'number.int' '{min: 5, max: 5}'}}", 1);
 });
 
+test("TEMPLATE_MAX_LOOP_WORK: iterations times the template's mustaches, at limit - 1, limit and limit + 1", () => {
+  // 4 mustaches: `{{#repeat}}`, `{{/repeat}}` and two inside; each iteration costs 4.
+  const source = (n: number) => `{{#repeat ${n}}}{{x}}{{y}}{{/repeat}}`;
+  const run = (n: number) => compileTemplate(source(n), { maxLoopWork: 40 }).render(INPUT);
+  assert.ok(run(9).ok);
+  assert.ok(run(10).ok);
+  const over = run(11);
+  assert.ok(!over.ok);
+  assert.match(
+    over.error,
+    /loops ran more than 40 iterations times its 4 mustaches \(TEMPLATE_MAX_LOOP_WORK\)/,
+  );
+  // each counts the same way.
+  assert.ok(
+    !compileTemplate('{{#each (array 1 2 3 4 5 6 7 8 9 10 11)}}{{x}}{{y}}{{/each}}', {
+      maxLoopWork: 40,
+    }).render(INPUT).ok,
+  );
+});
+
 test('concat checks the output cap before it joins: a subexpression cannot build a huge text', () => {
   const source = `{{len (concat ${"(body 'big') ".repeat(10)})}}`;
   const r = compileTemplate(source).render(INPUT);
@@ -118,10 +138,13 @@ test('the breaking inputs answer 561 quickly, and a client from 127.0.0.2 is ser
     ).status,
     201,
   );
+  // A repeat count from the query over a block of 490 mustaches that print nothing: 0.6 s before.
+  const empty = `{{#repeat (queryParam 'n')}}${'{{x}}'.repeat(490)}{{/repeat}}`;
+  assert.equal((await call(app, 'POST', '/endpoints/shop/rules', rule('/loop', empty))).status, 201);
   // Compiled (and faker loaded) before the clock starts.
   assert.equal((await fetch(`${app.url}/e/shop/words?count=2`)).status, 200);
 
-  for (const path of ['/alpha', '/words?count=100000000', '/words?count=1e9', '/alpha']) {
+  for (const path of ['/alpha', '/words?count=100000000', '/words?count=1e9', '/loop?n=10000', '/alpha']) {
     const started = performance.now();
     const { result, probe } = await probeWhile(
       `${app.url}/e/probe/`,
@@ -129,7 +152,7 @@ test('the breaking inputs answer 561 quickly, and a client from 127.0.0.2 is ser
     );
     const ms = performance.now() - started;
     assert.equal(result.status, 561, `${path}: ${result.text}`);
-    assert.match(result.text, /TEMPLATE_MAX_FAKE_DATA/);
+    assert.match(result.text, /TEMPLATE_MAX_FAKE_DATA|TEMPLATE_MAX_LOOP_WORK/);
     assert.ok(ms < 1000, `${path} answered in ${ms} ms`);
     assert.ok(probe.served >= 1 && probe.slowestMs < 500, JSON.stringify(probe));
   }
