@@ -99,6 +99,34 @@ test('a proxied upstream answering __proto__, constructor, toString, hasOwnPrope
   assert.equal(Object.getOwnPropertyDescriptor(entry.requestHeaders, 'constructor')?.value, 'c');
 });
 
+test('a sync callout whose target answers __proto__, constructor, toString headers: the same', async (t) => {
+  const up = await upstream((_req, res) => {
+    res.writeHead(200, LINES.flat());
+    res.end('called');
+  });
+  t.after(() => up.close());
+  const app = await startApp({}, { listen: true });
+  t.after(() => app.stop());
+  await createEndpoint(app, 'shop');
+  const rule = {
+    conditions: [{ type: 'path', operator: 'equals', value: '/c' }],
+    action: { type: 'callout', behavior: 'sync', callout: { url: `${up.url}/target` } },
+  };
+  assert.equal((await call(app, 'POST', '/endpoints/shop/rules', rule)).status, 201);
+  for (let i = 0; i < 2; i++) {
+    const r = await send(`${app.url}/e/shop/c`, {
+      headers: ['host', `127.0.0.1:${app.port}`, '__proto__', 'q', 'constructor', 'c'],
+    });
+    assert.equal(r.status, 200);
+    assert.equal(r.text, 'called');
+    assertCarried(r.rawHeaders);
+  }
+  assert.deepEqual(rawValues(up.seen[0]!.rawHeaders, '__proto__'), ['q']);
+  const [entry] = await historyOf(app);
+  assert.equal(entry?.behavior, 'callout');
+  assertRecorded(entry.responseHeaders);
+});
+
 test('mockingbird tunnel forwarding a local service that answers __proto__ and constructor headers: the server stays up', async (t) => {
   const seenRaw: string[][] = [];
   const target = await startTarget((req, res) => {
