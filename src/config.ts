@@ -78,6 +78,16 @@ export interface Config {
   // ---- end CRUD collections ----
   /** Where the faker image helpers point (`<host>/640/480/<category>`). */
   imageHost: string;
+  /** Bytes of one response template's source; a larger one is refused when saved (400). */
+  templateMaxBytes: number;
+  /** Mustaches (`{{`) in one response template; more are refused when saved (400). */
+  templateMaxMustaches: number;
+  /** Blocks and subexpressions open at once in one response template; deeper is refused when saved (400). */
+  templateMaxNesting: number;
+  /** Characters of fake data one render may ask faker for through size arguments; past it 561. */
+  templateMaxFakeData: number;
+  /** Loop iterations times the template's mustaches, one render; past it 561. */
+  templateMaxLoopWork: number;
   /** Ms an upstream (proxy target) has to connect and send its headers, and the longest pause in its body. */
   proxyTimeout: number;
   /** CIDR ranges a proxy target may be in although the built-in list denies them. */
@@ -574,6 +584,46 @@ export const SETTINGS: Setting<keyof Config>[] = [
       if (v === undefined) throw new ConfigError(`${name} must be an http:// or https:// URL`);
       return v.replace(/\/+$/, '');
     },
+  },
+  {
+    key: 'templateMaxBytes',
+    env: 'TEMPLATE_MAX_BYTES',
+    flag: 'template-max-bytes',
+    help: "bytes of one response template's source; a larger one is refused when saved (400)",
+    default: MB,
+    parse: int(1024, 16 * MB),
+  },
+  {
+    key: 'templateMaxMustaches',
+    env: 'TEMPLATE_MAX_MUSTACHES',
+    flag: 'template-max-mustaches',
+    help: 'mustaches ({{) in one response template; more are refused when saved (400)',
+    default: 500,
+    parse: int(1, 100_000),
+  },
+  {
+    key: 'templateMaxNesting',
+    env: 'TEMPLATE_MAX_NESTING',
+    flag: 'template-max-nesting',
+    help: 'blocks and subexpressions open at once in one response template; deeper is refused when saved (400)',
+    default: 32,
+    parse: int(1, 1000),
+  },
+  {
+    key: 'templateMaxFakeData',
+    env: 'TEMPLATE_MAX_FAKE_DATA',
+    flag: 'template-max-fake-data',
+    help: 'characters of fake data one template render may ask faker for through size arguments (561 past it)',
+    default: 100_000,
+    parse: int(100, MB),
+  },
+  {
+    key: 'templateMaxLoopWork',
+    env: 'TEMPLATE_MAX_LOOP_WORK',
+    flag: 'template-max-loop-work',
+    help: "loop iterations times the template's mustaches in one template render (561 past it)",
+    default: 500_000,
+    parse: int(1000, 100_000_000),
   },
   {
     key: 'proxyTimeout',

@@ -29,6 +29,7 @@ import {
 import { planOf } from '../plans.js';
 import { detail, validationError } from '../schema/index.js';
 import type { EndpointRecord } from '../store/index.js';
+import { sourceLimits } from '../template/index.js';
 import { refuseBuiltIn } from './endpoints.js';
 import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, Deleted, EndpointParams, NoQuery, RuleParams } from './schemas/common.js';
@@ -97,7 +98,7 @@ function patchRule(rule: RuleData, patch: Record<string, unknown>): Record<strin
  * rules the endpoint now has. Shared by `PUT …/rules` and the configuration file loader.
  */
 export async function replaceRules(ctx: AppContext, ep: EndpointRecord, inputs: unknown[]): Promise<number> {
-  const rules = await parseRuleList(inputs, newRuleId);
+  const rules = await parseRuleList(inputs, newRuleId, sourceLimits(ctx.config));
   checkPlan(ctx, ep, rules, rules.length);
   await checkBlobs(ctx, ep, rules, (i) => `/rules/${i}`);
   const replaced = await ctx.store.replaceRules(ep.name, rules.map(ruleToRecord));
@@ -165,7 +166,9 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
     },
     async (request, reply) => {
       const ep = await writable(request, request.params.ep);
-      const { id: _ignored, ...data } = parseRule(request.body) as RuleData & { id?: string };
+      const { id: _ignored, ...data } = parseRule(request.body, '', sourceLimits(ctx.config)) as RuleData & {
+        id?: string;
+      };
       const count = await ctx.store.countRules(ep.name);
       checkPlan(ctx, ep, [data], count + 1);
       await checkBlobs(ctx, ep, [data], () => '');
@@ -277,7 +280,9 @@ export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<v
   async function replaceOne(request: FastifyRequest, params: RuleIdParams['Params'], input: unknown) {
     const ep = await writable(request, params.ep);
     const existing = ruleFromRecord(await ruleOr404(ep.name, params.ruleId));
-    const { id: _ignored, ...data } = parseRule(input) as RuleData & { id?: string };
+    const { id: _ignored, ...data } = parseRule(input, '', sourceLimits(ctx.config)) as RuleData & {
+      id?: string;
+    };
     checkPlan(ctx, ep, [data], await ctx.store.countRules(ep.name));
     await checkBlobs(ctx, ep, [data], () => '');
     const rule = { id: existing.id, ...data };

@@ -17,6 +17,7 @@ import { validateSpec, type ValidSpec } from '../oas/index.js';
 import { explain } from '../schema/index.js';
 import { stateLimits } from '../state/index.js';
 import type { StateItem } from '../store/index.js';
+import { sourceLimits } from '../template/index.js';
 import { ConfigFile } from './model.js';
 import { located, type Problem, type Source } from './source.js';
 
@@ -144,7 +145,7 @@ export async function planConfig(src: Source, config: Config): Promise<PlannedEn
     const rules = withBlobs(src, ep.rules ?? [], at, config, blobs, problems);
     try {
       let n = 0;
-      await parseRuleList(rules, () => `checked-${n++}`);
+      await parseRuleList(rules, () => `checked-${n++}`, sourceLimits(config));
     } catch (err) {
       problems.push(...under(errorDetails(err), '/rules', `${at}/rules`, why(err)));
     }

@@ -95,10 +95,13 @@ function substitute(value: unknown, env: NodeJS.ProcessEnv, path: string, proble
     });
   if (Array.isArray(value)) return value.map((v, i) => substitute(v, env, `${path}/${i}`, problems));
   if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value))
-      out[k] = substitute(v, env, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, problems);
-    return out;
+    // fromEntries defines each key: a `__proto__` key stays a key (refused as unknown), never a prototype.
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        substitute(v, env, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, problems),
+      ]),
+    );
   }
   return value;
 }

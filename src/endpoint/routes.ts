@@ -12,7 +12,7 @@
  */
 import { pipeline } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BodyTap, replyDirect } from '../http/index.js';
+import { BodyTap, replyDirect, replyHeaders } from '../http/index.js';
 import { endpointTarget } from './dispatch.js';
 import { handedOver } from './hand-over.js';
 import type { Decision, Lifecycle, StreamRecorder } from './lifecycle.js';
@@ -102,10 +102,7 @@ function sendStreamed(
     }
     record({ problems, recordedBody: body }, truncated);
   });
-  void reply
-    .code(outcome.answer.status)
-    .headers(outcome.answer.headers as Record<string, string | string[]>)
-    .send(tap);
+  void replyHeaders(reply.code(outcome.answer.status), outcome.answer.headers).send(tap);
   // Fastify sets a stream's headers and leaves them until its first chunk; the status and headers are
   // known now (an upstream's first byte may take seconds). With no onSend hook in this scope, send()
   // has set them synchronously: they go at once.

@@ -11,8 +11,23 @@ import { errorBody, type ErrorCode } from '../errors.js';
 
 export type HeaderValue = string | readonly string[];
 
-/** Response headers, names in lower case. */
+/**
+ * Response headers, names in lower case. A name comes from a peer (a tunnel client, an upstream, a
+ * stored rule): every map built here has no prototype (`headerMap`), so `__proto__` or `constructor`
+ * is a header like any other, never a key that reaches Object.prototype.
+ */
 export type AnswerHeaders = Record<string, HeaderValue>;
+
+/** An empty header map without a prototype (from a literal: fast properties, as parse.ts `dict`). */
+export function headerMap(): Record<string, HeaderValue> {
+  return Object.setPrototypeOf({}, null) as Record<string, HeaderValue>;
+}
+
+/** Adds one header line to `out` (a null-prototype map): a repeated name becomes a list, in order. */
+export function addHeader(out: Record<string, HeaderValue>, name: string, value: string): void {
+  const prev = Object.hasOwn(out, name) ? out[name] : undefined;
+  out[name] = prev === undefined ? value : typeof prev === 'string' ? [prev, value] : [...prev, value];
+}
 
 export interface Answer {
   status: number;
@@ -38,7 +53,7 @@ export function errorAnswer(
 ): Answer {
   return {
     status,
-    headers: { ...headers, 'content-type': JSON_TYPE },
+    headers: Object.assign(headerMap(), headers, { 'content-type': JSON_TYPE }),
     body: JSON.stringify(errorBody(code, message)),
   };
 }
@@ -51,15 +66,29 @@ export function errorAnswer(
  * instructions a request under callgrind).
  */
 export function withHeaders(a: Answer, extra: AnswerHeaders): Answer {
+  // Object.assign sets `__proto__` through Object.prototype's setter; a spread defines it as a field.
+  if (Object.hasOwn(a.headers, '__proto__') || Object.hasOwn(extra, '__proto__'))
+    return { ...a, headers: { ...a.headers, ...extra } };
   return { ...a, headers: Object.assign({}, a.headers, extra) };
+}
+
+/**
+ * Sets `headers` on a Fastify reply. Fastify keeps its headers in a plain object, where a
+ * `__proto__` name would set the object's prototype: that one goes to Node's own header map
+ * (null-prototype, merged by writeHead) instead.
+ */
+export function replyHeaders(reply: FastifyReply, headers: AnswerHeaders): FastifyReply {
+  for (const name of Object.keys(headers)) {
+    const v = headers[name] as string | string[];
+    if (name === '__proto__') reply.raw.setHeader(name, v);
+    else reply.header(name, v);
+  }
+  return reply;
 }
 
 /** Writes `a` through Fastify (hooks, the log line and HEAD handling included). */
 export function sendAnswer(reply: FastifyReply, a: Answer): FastifyReply {
-  return reply
-    .code(a.status)
-    .headers(a.headers as Record<string, string | string[]>)
-    .send(a.body);
+  return replyHeaders(reply.code(a.status), a.headers).send(a.body);
 }
 
 /**
@@ -104,7 +133,7 @@ export function writeDirect(
     a.headers['content-length'] !== undefined
   )
     return false;
-  const headers: Record<string, HeaderValue> = Object.assign({}, a.headers);
+  const headers = Object.assign(headerMap(), a.headers);
   if (sent !== type) headers['content-type'] = sent;
   headers['content-length'] = String(Buffer.byteLength(body));
   try {
@@ -144,11 +173,8 @@ function sentType(type: string, text: boolean): string | undefined {
 /** Writes `a` on a raw response (answers given before Fastify sees the request). */
 export function writeAnswer(res: ServerResponse, a: Answer, extra: AnswerHeaders = {}): void {
   const body = typeof a.body === 'string' ? Buffer.from(a.body, 'utf8') : a.body;
-  res.writeHead(a.status, {
-    ...(a.headers as Record<string, string | string[]>),
-    ...(extra as Record<string, string | string[]>),
-    'content-length': body.length,
-  });
+  const headers = Object.assign(headerMap(), a.headers, extra, { 'content-length': String(body.length) });
+  res.writeHead(a.status, headers as Record<string, string | string[]>);
   res.end(body);
 }
 

@@ -3,7 +3,7 @@
  * passes a message on (the proxy, a recorded answer replayed as a rule) leaves them out, and with them
  * every name the `Connection` header lists.
  */
-import { headerValues, type AnswerHeaders, type HeaderValue } from './answer.js';
+import { headerMap, headerValues, type AnswerHeaders, type HeaderValue } from './answer.js';
 
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'connection',
@@ -28,7 +28,7 @@ export function hopByHopNames(connection: HeaderValue | undefined): Set<string> 
 /** `headers` (names in lower case) without their hop-by-hop ones. */
 export function withoutHopByHop(headers: AnswerHeaders): AnswerHeaders {
   const drop = hopByHopNames(headers['connection']);
-  const out: AnswerHeaders = {};
+  const out = headerMap();
   for (const [k, v] of Object.entries(headers)) if (!drop.has(k)) out[k] = v;
   return out;
 }

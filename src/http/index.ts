@@ -16,9 +16,12 @@ export {
 export { MemoryRateLimiter, rateLimitHeaders, type RateLimiter, type RateDecision } from './rate-limit.js';
 export { clientErrorHandler } from './client-error.js';
 export {
+  addHeader,
   errorAnswer,
+  headerMap,
   headerValues,
   replyDirect,
+  replyHeaders,
   writeDirect,
   sendAnswer,
   withHeaders,

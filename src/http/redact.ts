@@ -51,9 +51,9 @@ export function redactHeaders<V extends string | readonly string[]>(
 ): Readonly<Record<string, V>> {
   let out: Record<string, V> | undefined;
   for (const name of names) {
-    const v = headers[name];
+    const v = Object.hasOwn(headers, name) ? headers[name] : undefined;
     if (v === undefined) continue;
-    out ??= { ...headers };
+    out ??= Object.assign(Object.create(null) as Record<string, V>, headers);
     out[name] = (typeof v === 'string' ? redactValue(name, v) : v.map((x) => redactValue(name, x))) as V;
   }
   return out ?? headers;

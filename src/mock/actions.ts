@@ -9,7 +9,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Exchange, Outcome } from '../endpoint/index.js';
-import { TEXT_TYPE, type AnswerHeaders } from '../http/index.js';
+import { addHeader, headerMap, TEXT_TYPE } from '../http/index.js';
+import { headerValueProblem } from '../template/index.js';
 import type { Action, Rule } from './rule-model.js';
 
 /** What a template renders to, for one exchange. */
@@ -67,7 +68,8 @@ function defaultType(body: string): string {
   return t.startsWith('{') || t.startsWith('[') ? 'application/json; charset=utf-8' : TEXT_TYPE;
 }
 
-const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+/** Framing headers: Node computes them for the body it sends; a stored one would contradict it. */
+const FRAMING = new Set(['content-length', 'transfer-encoding']);
 
 function compileResponse(
   r: ResponseSpec,
@@ -78,10 +80,18 @@ function compileResponse(
 ) {
   const body = r.body ?? '';
   const bodyPart: Part = r.templated === true ? compile(body) : fixed(body);
-  const headers = (r.headers ?? []).map((h) => ({
-    key: h.key.toLowerCase(),
-    value: h.templated === true ? compile(h.value) : fixed(h.value),
-  }));
+  const framing = [
+    ...new Set((r.headers ?? []).map((h) => h.key.toLowerCase()).filter((k) => FRAMING.has(k))),
+  ];
+  const headers = (r.headers ?? [])
+    .filter((h) => !FRAMING.has(h.key.toLowerCase()))
+    .map((h) => ({
+      key: h.key.toLowerCase(),
+      value: h.templated === true ? compile(h.value) : fixed(h.value),
+    }));
+  const framingProblems = framing.map(
+    (k) => `Header "${k}" was left out: the body's length and framing are set as the answer is sent.`,
+  );
   const hasType = headers.some((h) => h.key === 'content-type');
   const type = blob ? blob.contentType : defaultType(body);
   const status = r.status ?? 200;
@@ -89,18 +99,21 @@ function compileResponse(
 
   // Answers at once unless the rule delays its answer (no promise, no turn of the event loop).
   return (x: Exchange, p: Readonly<Record<string, string>>): Outcome | Promise<Outcome> => {
-    const problems: string[] = [];
-    const out: AnswerHeaders = {};
+    const problems: string[] = [...framingProblems];
+    const out = headerMap();
     for (const h of headers) {
       const v = h.value(x, p);
       if (!v.ok) return templateFailure(v.error, ruleId);
       problems.push(...v.problems);
-      if (UNSAFE_HEADER_VALUE.test(v.text)) {
-        problems.push(`Header "${h.key}" was left out: its rendered value holds a line break.`);
+      // Rendered and stored values alike (one stored before the check at save would make every answer a 500).
+      const unsendable = headerValueProblem(v.text);
+      if (unsendable !== undefined) {
+        problems.push(
+          `Header "${h.key}" was left out: ${unsendable.replace('its value', 'its rendered value')}.`,
+        );
         continue;
       }
-      const prev = out[h.key];
-      out[h.key] = prev === undefined ? v.text : [...(typeof prev === 'string' ? [prev] : prev), v.text];
+      addHeader(out, h.key, v.text);
     }
     if (!hasType) out['content-type'] = type;
     const b: Rendered = blob ? { ok: true, text: '', problems: [] } : bodyPart(x, p);

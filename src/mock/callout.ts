@@ -33,6 +33,7 @@ import type { ErrorCode } from '../errors.js';
 import { errorAnswer, HOP_BY_HOP, redactHeaders, TEXT_TYPE, withoutHopByHop } from '../http/index.js';
 import { HOP_HEADER, nextHopWithin, OutboundError, redactTargetUrl } from '../outbound/index.js';
 import type { CalloutRecord } from '../store/index.js';
+import { headerValueProblem } from '../template/index.js';
 import type { CalloutCompiler, Rendered, ResponseRenderer, TemplateCompiler } from './actions.js';
 import type { CalloutQueue } from './callout-queue.js';
 import { forwardHeaders } from './proxy-step.js';
@@ -53,7 +54,6 @@ interface Prepared {
 
 /** Custom headers Mockingbird sets itself, or that would break the framing of the request. */
 const NOT_CUSTOM = new Set([...HOP_BY_HOP, 'host', 'content-length', 'expect', HOP_HEADER]);
-const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 
 const FAILURES: Record<OutboundError['kind'] | 'loop', [number, ErrorCode]> = {
   refused: [502, 'target_refused'],
@@ -68,7 +68,7 @@ const LOOP_MESSAGE = (depth: number) =>
 
 /** A header list with one value per name as a plain string (what the history shows). */
 function flat(headers: Readonly<Record<string, readonly string[]>>): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  const out = Object.create(null) as Record<string, string | string[]>;
   for (const [k, v] of Object.entries(headers)) out[k] = v.length === 1 ? v[0]! : [...v];
   return out;
 }
@@ -165,8 +165,11 @@ export function calloutCompiler(ctx: AppContext, queue: CalloutQueue): CalloutCo
         const v = h.value(x, p);
         if (!v.ok) return { error: v.error };
         problems.push(...v.problems);
-        if (UNSAFE_HEADER_VALUE.test(v.text)) {
-          problems.push(`Callout header "${h.key}" was left out: its rendered value holds a line break.`);
+        const unsendable = headerValueProblem(v.text);
+        if (unsendable !== undefined) {
+          problems.push(
+            `Callout header "${h.key}" was left out: ${unsendable.replace('its value', 'its rendered value')}.`,
+          );
           continue;
         }
         (out[h.key] ??= []).push(v.text);

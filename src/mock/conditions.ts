@@ -77,6 +77,14 @@ function anyOf(v: string | string[] | undefined, test: (s: string) => boolean): 
   return typeof v === 'string' ? test(v) : v.some(test);
 }
 
+/** Sets path parameters as fields: a name such as `__proto__` stays a parameter, never the prototype. */
+function setParams(params: Record<string, string>, entries: Iterable<[string, string]>): void {
+  for (const [k, v] of entries)
+    if (k === '__proto__')
+      Object.defineProperty(params, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else params[k] = v;
+}
+
 /** `/users/:id` as segments: literal text, or a parameter name. */
 function compileTemplate(template: string): Predicate {
   const segments = template.split('/').map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { text: s }));
@@ -94,7 +102,7 @@ function compileTemplate(template: string): Predicate {
         found.push([seg.param, safeDecode(part)]);
       }
     }
-    for (const [k, val] of found) params[k] = val;
+    setParams(params, found);
     return true;
   };
 }
@@ -125,7 +133,7 @@ export function compileCondition(c: Condition): Predicate {
         return (v, params) => {
           const groups = regexGroups(re, v.req.pathname);
           if (!groups) return false;
-          Object.assign(params, groups);
+          setParams(params, Object.entries(groups));
           return true;
         };
       }

@@ -88,7 +88,11 @@ export function collectionLocator(
 }
 
 function json(status: number, body: Json, headers: AnswerHeaders = {}): Outcome['answer'] {
-  return { status, headers: { ...headers, 'content-type': JSON_TYPE }, body: JSON.stringify(body) };
+  return {
+    status,
+    headers: Object.assign(Object.create(null) as AnswerHeaders, headers, { 'content-type': JSON_TYPE }),
+    body: JSON.stringify(body),
+  };
 }
 
 function failure(

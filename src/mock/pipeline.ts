@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../context.js';
 import type { EndpointPipeline, Exchange, Outcome, Step } from '../endpoint/index.js';
-import { rateLimitedAnswer, TEXT_TYPE, type Answer } from '../http/index.js';
+import { headerMap, rateLimitedAnswer, TEXT_TYPE, type Answer } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { planOf } from '../plans.js';
 import { customDefaultResponse, type Settings } from './settings.js';
@@ -13,14 +13,28 @@ import { settingsOf } from './endpoint-settings.js';
 import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
 import { rulesStep } from './rules-step.js';
 import { tunnelStep } from '../tunnel/index.js';
+import { isSafeHeaderValue } from '../template/index.js';
 import { proxyStep } from './proxy-step.js';
 import { oasStep } from './oas-step.js';
 import { mtlsStep } from '../mtls/index.js';
 
+/**
+ * The stored headers as a null-prototype map (a repeated name: the last value), less what cannot be
+ * sent as stored: framing headers (Node sets them for the body it sends) and a value Node refuses
+ * (one stored before values were checked at save made every answer a 500).
+ */
 function headerObject(h: Settings['defaultResponse']['headers'] | undefined): Record<string, string> {
-  if (!h) return {};
-  if (Array.isArray(h)) return Object.fromEntries(h.map((x) => [x.key.toLowerCase(), x.value]));
-  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+  const out = headerMap() as Record<string, string>;
+  const pairs = !h
+    ? []
+    : Array.isArray(h)
+      ? h.map((x): [string, string] => [x.key, x.value])
+      : Object.entries(h);
+  for (const [k, v] of pairs) {
+    const name = k.toLowerCase();
+    if (name !== 'content-length' && name !== 'transfer-encoding' && isSafeHeaderValue(v)) out[name] = v;
+  }
+  return out;
 }
 
 /** The friendly answer for a path nothing is configured for, or the endpoint's `defaultResponse`. */

@@ -8,7 +8,7 @@ import type { CapturedRequest } from '../http/index.js';
 import type { Exchange } from '../endpoint/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import type { AppContext } from '../context.js';
-import { compileTemplate, loadFakeData } from '../template/index.js';
+import { compileTemplate, loadFakeData, sourceLimits, templateLimits } from '../template/index.js';
 import { compileRules } from './matcher.js';
 import { parseRule, type Rule } from './rule-model.js';
 import { settingsOf } from './endpoint-settings.js';
@@ -42,13 +42,17 @@ export async function previewTemplate(
   let pathParams: Record<string, string> = {};
   let matched: boolean | undefined;
   if (input.rule !== undefined) {
-    const rule: Rule = { ...parseRule(input.rule, '/rule'), id: 'preview', enabled: true };
+    const rule: Rule = {
+      ...parseRule(input.rule, '/rule', sourceLimits(ctx.config)),
+      id: 'preview',
+      enabled: true,
+    };
     const m = compileRules([rule]).match(input.request);
     matched = m !== undefined;
     if (m) pathParams = m.pathParams;
   }
   await loadFakeData();
-  const template = compileTemplate(input.template, { imageHost: ctx.config.imageHost });
+  const template = compileTemplate(input.template, templateLimits(ctx.config));
   const { locale } = settingsOf(ctx.config, ep);
   const x: Exchange = { request: input.request, endpoint: ep };
   const r = template.render(templateInput(x, pathParams, locale, ctx.now(), undefined));

@@ -1,20 +1,21 @@
 /**
- * The mock-rule model (SPEC §4): TypeBox schemas for conditions, actions and rules, the checks a
- * schema cannot express (regexes compile, weights sum to 100, values present where the operator needs
- * one), and the rule's stored form. The matcher and the renderer read rules in this shape.
+ * The mock-rule model (SPEC §4): TypeBox schemas for conditions, actions and rules, validation with
+ * the checks a schema cannot express (rule-checks.ts: regexes compile, weights sum to 100, values
+ * present where the operator needs one, template sizes), and the rule's stored form. The matcher and the renderer read rules in this shape.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ErrorDetail } from '../errors.js';
 import type { RuleRecord } from '../store/index.js';
-import { userRegexProblem } from '../regex/index.js';
-import { redactTargetUrl, targetProblem } from '../outbound/index.js';
 import { timeSlicer, type Slicer } from '../jobs/index.js';
+import { SOURCE_LIMITS, type SourceLimits } from '../template/index.js';
+import { isCollectionPath, ruleProblems } from './rule-checks.js';
 import {
   Body,
   detail,
   HeaderList,
   HeaderValue,
   HeaderName,
+  MAX_DETAILS,
   parseWith,
   Status,
   StringEnum,
@@ -287,87 +288,8 @@ export type Action = Static<typeof Action>;
 /** A rule without its id: what the store keeps as the rule's document. */
 export type RuleData = Omit<Rule, 'id'>;
 
-const VALUELESS = new Set(['exists', 'not_exists', 'is_null', 'is_not_null']);
-const TEMPLATE_SEGMENT = /^(:[A-Za-z_][A-Za-z0-9_]*|[^:]*)$/;
-
-function conditionProblems(c: Condition, path: string): ErrorDetail[] {
-  const out: ErrorDetail[] = [];
-  const value = (c as { value?: string }).value;
-  if (value === undefined) {
-    if (!VALUELESS.has(c.operator))
-      out.push(detail(`${path}/value`, `Required for operator "${c.operator}"`));
-    return out;
-  }
-  if (c.operator === 'regex') {
-    const problem = userRegexProblem(value);
-    if (problem !== undefined) out.push(detail(`${path}/value`, problem, value));
-  }
-  if (
-    c.type === 'path' &&
-    ['equals', 'starts_with', 'template'].includes(c.operator) &&
-    !value.startsWith('/')
-  )
-    out.push(detail(`${path}/value`, 'A path starts with "/"', value));
-  if (
-    c.type === 'path' &&
-    c.operator === 'template' &&
-    !value.split('/').every((s) => TEMPLATE_SEGMENT.test(s))
-  )
-    out.push(
-      detail(`${path}/value`, 'A template parameter is ":" followed by a name, e.g. /users/:id', value),
-    );
-  if (c.type === 'state' && c.stateType === 'counter' && !/^-?\d+$/.test(value))
-    out.push(detail(`${path}/value`, 'A counter is compared with a whole number', value));
-  if (
-    c.type === 'state' &&
-    c.stateType === 'list' &&
-    !['contains', 'not_contains'].includes(c.operator) &&
-    !/^\d+$/.test(value)
-  )
-    out.push(detail(`${path}/value`, "A list's length is compared with a whole number", value));
-  return out;
-}
-
-/** Whether a condition names the path of a CRUD collection (equals, starts_with or template). */
-export function isCollectionPath(c: Condition): boolean {
-  return c.type === 'path' && ['equals', 'starts_with', 'template'].includes(c.operator);
-}
-
-/** Problems the schema cannot see: compiling regexes, weights, values the operator needs. */
-function ruleProblems(rule: RuleData, base: string): ErrorDetail[] {
-  const out = rule.conditions.flatMap((c, i) => conditionProblems(c, `${base}/conditions/${i}`));
-  const a = rule.action;
-  // A CRUD collection lives under a literal path (crud.ts, collectionLocator).
-  if (a.type === 'crud' && !rule.conditions.some(isCollectionPath))
-    out.push(
-      detail(
-        `${base}/conditions`,
-        'A crud action needs a path condition with operator equals, starts_with or template: the collection lives under that path',
-      ),
-    );
-  if (a.type === 'weighted') {
-    const sum = a.responses.reduce((n, r) => n + r.weight, 0);
-    if (Math.abs(sum - 100) > 1e-6)
-      out.push(detail(`${base}/action/responses`, `Weights must sum to 100 (they sum to ${sum})`, sum));
-  }
-  if (a.type === 'callout') {
-    // The outbound guard's own check (scheme, credentials, host): what it would refuse when the
-    // callout is sent is refused now, and a password in the URL is never stored.
-    const problem = targetProblem(a.callout.url);
-    if (problem !== undefined)
-      out.push(
-        detail(
-          `${base}/action/callout/url`,
-          `Not a callout target: ${problem}`,
-          redactTargetUrl(a.callout.url),
-        ),
-      );
-    const d = a.callout.delay;
-    if (d && d.min > d.max)
-      out.push(detail(`${base}/action/callout/delay`, `min (${d.min}) is more than max (${d.max})`, d.min));
-  }
-  return out;
-}
+/** Whether a condition names the path of a CRUD collection (rule-checks.ts). */
+export { isCollectionPath };
 
 /** Completes the header lists left out (array defaults are filled here, not by the schema). */
 function fillHeaders(a: Action): void {
@@ -379,10 +301,13 @@ function fillHeaders(a: Action): void {
   }
 }
 
-/** Validates one rule and completes its defaults; `base` prefixes the error paths. Throws 400. */
-export function parseRule(input: unknown, base = ''): Rule | RuleData {
+/**
+ * Validates one rule and completes its defaults; `base` prefixes the error paths; `limits` bound its
+ * templates (the TEMPLATE_MAX_* settings). Throws 400.
+ */
+export function parseRule(input: unknown, base = '', limits: SourceLimits = SOURCE_LIMITS): Rule | RuleData {
   const r = parseWith<RuleData & { id?: string }>(RuleInput, input, base);
-  const problems = ruleProblems(r, base);
+  const problems = ruleProblems(r, base, limits);
   if (problems.length > 0) throw validationError(problems);
   fillHeaders(r.action);
   // A stable field order, whatever order the client wrote.
@@ -403,14 +328,21 @@ export function parseRule(input: unknown, base = ''): Rule | RuleData {
 export async function parseRuleList(
   inputs: unknown[],
   newId: () => string,
+  limits: SourceLimits = SOURCE_LIMITS,
   slice: Slicer = timeSlicer(),
 ): Promise<Rule[]> {
   const details: ErrorDetail[] = [];
   const out: Rule[] = [];
   const seen = new Set<string>();
+  let stopped: number | undefined;
   for (const [i, input] of inputs.entries()) {
+    // Enough to fix first: checking the rest of a 4 MiB list would only make a longer answer.
+    if (details.length >= MAX_DETAILS) {
+      stopped = i;
+      break;
+    }
     try {
-      const r = parseRule(input, `/rules/${i}`) as RuleData & { id?: string };
+      const r = parseRule(input, `/rules/${i}`, limits) as RuleData & { id?: string };
       const id = r.id ?? newId();
       if (seen.has(id)) details.push(detail(`/rules/${i}/id`, 'Duplicate rule id', id));
       seen.add(id);
@@ -421,8 +353,17 @@ export async function parseRuleList(
     // Each rule's regular expressions are compiled to be checked: hundreds take seconds, in slices.
     await slice();
   }
-  if (details.length > 0) throw validationError(details);
-  return out;
+  if (details.length === 0) return out;
+  if (stopped !== undefined)
+    details.splice(
+      MAX_DETAILS,
+      Infinity,
+      detail(
+        `/rules/${stopped}`,
+        `Validation stopped after ${MAX_DETAILS} problems: fix these and send the list again`,
+      ),
+    );
+  throw validationError(details);
 }
 
 /** Whether any response of the rule is rendered as a template (a plan feature, SPEC §10). */

@@ -11,6 +11,7 @@ import type { BlobRecord, EndpointRecord } from '../store/index.js';
 import {
   compileTemplate,
   loadFakeData,
+  templateLimits,
   type StateAccess,
   type StateUse,
   type TemplateInput,
@@ -70,7 +71,7 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
   const { locale } = settingsOf(ctx.config, ep);
   let uses: StateUse[] = [];
   const templates: TemplateCompiler = (source) => {
-    const t = compileTemplate(source, { imageHost: ctx.config.imageHost });
+    const t = compileTemplate(source, templateLimits(ctx.config));
     if (!t.state) return (x, params) => t.render(templateInput(x, params, locale, ctx.now(), undefined));
     uses.push(t.state);
     return (x, params) => {

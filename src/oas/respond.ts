@@ -110,7 +110,7 @@ export function respond(
   }
   const response = pickResponse(op, wanted, problems);
   const status = response ? statusOf(response.key, wanted) : 200;
-  const headers: AnswerHeaders = {};
+  const headers: AnswerHeaders = Object.create(null) as AnswerHeaders;
   const dynamic = spec.intelligenceMock || prefer.get('dynamic') === 'true';
   const gen: GenerateOptions = { faker, root: spec.root, useExamples: !dynamic };
   for (const h of response?.headers ?? []) {

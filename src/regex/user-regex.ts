@@ -44,7 +44,9 @@ export function regexTest(re: UserRegex, input: string): boolean {
 export function regexGroups(re: UserRegex, input: string): Record<string, string> | undefined {
   const m = re.exec(capped(input)) as (string[] & { groups?: Record<string, string | undefined> }) | null;
   if (!m) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(m.groups ?? {})) if (v !== undefined) out[k] = v;
-  return out;
+  // fromEntries defines each name: a group named `__proto__` stays a field.
+  return Object.fromEntries(Object.entries(m.groups ?? {}).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >;
 }

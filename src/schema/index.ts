@@ -13,4 +13,12 @@ export {
   Status,
   StringEnum,
 } from './primitives.js';
-export { detail, explain, parseWith, received, useTypeBox, validationError } from './validate.js';
+export {
+  detail,
+  explain,
+  MAX_DETAILS,
+  parseWith,
+  received,
+  useTypeBox,
+  validationError,
+} from './validate.js';

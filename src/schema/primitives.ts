@@ -10,13 +10,15 @@ const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 export const HeaderName = Type.String({ minLength: 1, maxLength: 256, pattern: HEADER_NAME_PATTERN });
 
 /**
- * A header value as stored for an answer: no CR, LF or NUL, which would split the header (or make
- * Node refuse it with a 500 at every request to the endpoint). Checked when it is saved.
+ * A header value as stored for an answer: tab, visible ASCII and Latin-1 only, what Node writes. CR,
+ * LF or NUL would split the header, and a character past U+00FF (or another control character) makes
+ * Node refuse it with a 500 at every request to the endpoint. Checked when it is saved.
  */
 export const HeaderValue = Type.String({
   maxLength: 8192,
-  pattern: '^[^\\r\\n\\u0000]*$',
-  description: 'no CR, LF or NUL',
+  pattern: '^[\\t\\u0020-\\u007e\\u0080-\\u00ff]*$',
+  description:
+    'tab, U+0020-U+007E and U+0080-U+00FF only (Latin-1; no CR, LF, NUL or other control characters)',
 });
 
 /** Response headers as a list, the form rules use: `[{ "key", "value" }]`. */

@@ -10,8 +10,8 @@ const ROW_OVERHEAD = 256;
 
 function headersWeight(headers: Readonly<Record<string, string | string[]>>): number {
   let n = 0;
-  for (const name in headers) {
-    const v = headers[name];
+  // Own names only: a name is data from a peer (`__proto__`, `constructor`), never a prototype's key.
+  for (const [name, v] of Object.entries(headers)) {
     n += name.length + 8;
     if (typeof v === 'string') n += v.length;
     else if (v) for (const item of v) n += item.length + 4;

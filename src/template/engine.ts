@@ -8,9 +8,11 @@
  * runs out of its loop or output budget, gives `{ ok: false }` (the caller answers 561).
  */
 import Handlebars from 'handlebars';
+import type { Config } from '../config.js';
 import type { Faker } from '@faker-js/faker';
 import { HELPERS, makeEach } from './helpers/index.js';
 import { stateUseOf, type StateUse } from './state-refs.js';
+import { measureTemplate, SOURCE_LIMITS, sourceLimits } from './source-limits.js';
 import {
   RenderLimitError,
   RenderState,
@@ -31,13 +33,41 @@ export interface CompiledTemplate {
 
 /** The default bounds of a render. */
 export const TEMPLATE_LIMITS: TemplateLimits = {
+  ...SOURCE_LIMITS,
   maxIterations: 10_000,
   maxOutput: 1024 * 1024,
+  maxFakeData: 100_000,
+  maxLoopWork: 500_000,
   imageHost: 'https://loremflickr.com',
 };
 
+/** The bounds the configuration sets (TEMPLATE_MAX_*, IMAGE_HOST). */
+export function templateLimits(
+  config: Pick<
+    Config,
+    | 'imageHost'
+    | 'templateMaxBytes'
+    | 'templateMaxMustaches'
+    | 'templateMaxNesting'
+    | 'templateMaxFakeData'
+    | 'templateMaxLoopWork'
+  >,
+): Partial<TemplateLimits> {
+  return {
+    ...sourceLimits(config),
+    maxFakeData: config.templateMaxFakeData,
+    maxLoopWork: config.templateMaxLoopWork,
+    imageHost: config.imageHost,
+  };
+}
+
 /** Most syntax errors recovered in one template before it is declared broken. */
 const MAX_RECOVERIES = 20;
+/**
+ * Most characters parsed for one template, all recovery attempts together: each attempt parses the
+ * whole template again, and 20 attempts on a 1 MiB template would hold the event loop for 0.4 s.
+ */
+const MAX_PARSED = 4 * 1024 * 1024;
 
 const env = Handlebars.create();
 const builtInEach = env.helpers['each'] as (...args: unknown[]) => unknown;
@@ -179,7 +209,14 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
   let template: Template | undefined;
   let failure: string | undefined;
   let state: StateUse | undefined;
-  for (let attempt = 0; attempt <= MAX_RECOVERIES; attempt++) {
+  // Bounded before Handlebars sees it: its parser and compiler are not linear (source-limits.ts).
+  const measured = measureTemplate(source, bounds);
+  if (typeof measured === 'string') failure = measured;
+  // A loop iteration runs at most every statement of the template once.
+  const iterationCost = typeof measured === 'string' ? 1 : Math.max(1, measured.mustaches);
+  let parsed = 0;
+  for (let attempt = 0; failure === undefined && attempt <= MAX_RECOVERIES; attempt++) {
+    parsed += text.length;
     try {
       ast = env.parse(text);
       state = stateUseOf(ast);
@@ -188,7 +225,7 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
       const line = lineOf(err as Error);
       const fixed = line === undefined ? undefined : escapeBroken(text, line);
       const message = `template syntax error${line !== undefined ? ` on line ${line}` : ''}: ${firstLine((err as Error).message)}`;
-      if (fixed === undefined || attempt === MAX_RECOVERIES) {
+      if (fixed === undefined || attempt === MAX_RECOVERIES || parsed + fixed.length > MAX_PARSED) {
         failure = message;
         break;
       }
@@ -202,7 +239,7 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
     render(input) {
       if (!ast) return { ok: false, error: failure ?? 'template syntax error' };
       const noted = [...problems];
-      const state = new RenderState(input, bounds, fakerFor(input.locale, noted));
+      const state = new RenderState(input, bounds, fakerFor(input.locale, noted), iterationCost);
       state.problems.push(...noted);
       try {
         template ??= templateOf(ast);
@@ -212,6 +249,9 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
             data: { mb: state },
             allowProtoPropertiesByDefault: false,
             allowProtoMethodsByDefault: false,
+            // `{{helperMissing}}` written by name calls ours (an unknown helper, noted), not a hook
+            // Handlebars removed from the helpers: that failed with a JavaScript message in a 561.
+            allowCallsToHelperMissing: true,
           },
         );
         if (out.length > bounds.maxOutput)
@@ -224,7 +264,21 @@ export function compileTemplate(source: string, limits: Partial<TemplateLimits> 
   };
 }
 
-/** Whether a rendered header value may be sent: no CR, LF or NUL (no header injection). */
+/**
+ * Whether a header value may be sent: tab, visible ASCII and Latin-1 only, as Node writes them. No CR,
+ * LF or NUL (no header injection), and nothing past U+00FF, which Node refuses with an error at send
+ * time (every answer of the endpoint was a 500).
+ */
 export function isSafeHeaderValue(v: string): boolean {
-  return !/[\r\n\0]/.test(v);
+  return !UNSENDABLE.test(v);
 }
+
+/** Why a header value may not be sent; undefined when it may. */
+export function headerValueProblem(v: string): string | undefined {
+  if (!UNSENDABLE.test(v)) return undefined;
+  return /[\r\n]/.test(v)
+    ? 'its value holds a line break'
+    : 'its value holds a character a header cannot carry (only Latin-1: tab, U+0020-U+007E, U+0080-U+00FF)';
+}
+
+const UNSENDABLE = /[^\t\x20-\x7e\x80-\xff]/;

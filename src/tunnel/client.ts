@@ -130,7 +130,8 @@ export function runTunnel(opts: TunnelOptions): TunnelHandle {
     const { frame } = x;
     const body = Buffer.concat(x.body);
     x.body = [];
-    const headers: Record<string, string> = { ...frame.headers };
+    // No prototype: a header name is data (`__proto__`, `constructor`).
+    const headers = Object.assign(Object.create(null) as Record<string, string>, frame.headers);
     headers['host'] = `${opts.targetHost}:${opts.targetPort}`;
     const fwd = headers['x-forwarded-for'];
     if (frame.ip) headers['x-forwarded-for'] = fwd ? `${fwd}, ${frame.ip}` : frame.ip;

@@ -3,7 +3,13 @@
  * whatever belongs to one connection stays on this side (RFC 9110 §7.6.1: the hop-by-hop list and every
  * name a `Connection` line lists), in both directions.
  */
-import { hopByHopNames, type AnswerHeaders, type CapturedRequest } from '../http/index.js';
+import {
+  addHeader,
+  headerMap,
+  hopByHopNames,
+  type AnswerHeaders,
+  type CapturedRequest,
+} from '../http/index.js';
 import type { ResponseFrame } from './protocol.js';
 
 /**
@@ -16,7 +22,8 @@ export function forwardedHeaders(request: CapturedRequest): Record<string, strin
   for (let i = 0; i + 1 < raw.length; i += 2)
     if (raw[i]!.toLowerCase() === 'connection') connection.push(raw[i + 1]!);
   const drop = hopByHopNames(connection);
-  const out: Record<string, string> = {};
+  // Names are the client's: a map without a prototype, so `__proto__` is a header like any other.
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(request.headers))
     if (!drop.has(k) && k !== 'content-length') out[k] = v;
   return out;
@@ -25,12 +32,11 @@ export function forwardedHeaders(request: CapturedRequest): Record<string, strin
 /** A response frame's header lines as Answer headers (repeats a list), less hop-by-hop and Connection-listed. */
 export function answerHeaders(lines: ResponseFrame['headers']): AnswerHeaders {
   const drop = hopByHopNames(lines.filter(([n]) => n.toLowerCase() === 'connection').map(([, v]) => v));
-  const out: Record<string, string | string[]> = {};
+  // Names are the tunnel peer's: a map without a prototype (headerMap), so `__proto__` is data.
+  const out = headerMap();
   for (const [name, value] of lines) {
     const k = name.toLowerCase();
-    if (drop.has(k)) continue;
-    const prev = out[k];
-    out[k] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+    if (!drop.has(k)) addHeader(out, k, value);
   }
   return out;
 }

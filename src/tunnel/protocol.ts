@@ -180,7 +180,8 @@ export function parseServerFrame(text: string): ServerFrame | string {
   if (typeof path !== 'string' || !path.startsWith('/')) return 'request.path must start with /';
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
     return 'request.headers must be an object';
-  const checked: Record<string, string> = {};
+  // No prototype: a header name from the server is data (`__proto__`, `constructor`).
+  const checked = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(headers as Record<string, unknown>))
     if (typeof v === 'string' && validHeader(k, v)) checked[k] = v;
   return {

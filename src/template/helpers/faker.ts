@@ -6,6 +6,7 @@
  * JSON-ish objects (`'{min:5, max:9}'`), or hash arguments (`min=5 max=9`).
  */
 import { SEED_NAMES } from '../faker-names.js';
+import { fakerCost } from './faker-cost.js';
 import { argsOf, stateOf, toText } from '../state.js';
 
 const NAME = /^([a-z][A-Za-z0-9]*)\.([a-z][A-Za-z0-9]*)$/;
@@ -84,12 +85,14 @@ export function faker(...args: unknown[]): string {
   const hash = options.hash;
   const a = rest.map(parseArgument);
   if (Object.keys(hash).length > 0) a.push({ ...hash });
-  const seed = SEED_NAMES[name as string];
-  if (seed) return toText(seed(f, a, state.limits.imageHost));
-  const fn = methodOf(f, name as string, m[1]!, m[2]!);
-  if (!fn) {
+  const seed = Object.hasOwn(SEED_NAMES, name as string) ? SEED_NAMES[name as string] : undefined;
+  const fn = seed ? undefined : methodOf(f, name as string, m[1]!, m[2]!);
+  if (!seed && !fn) {
     state.problem(`faker: unknown attribute "${name as string}"`);
     return '';
   }
-  return toText(fn(...a));
+  // Charged before the call: a size argument is work done inside faker, where no cap can stop it.
+  const cost = fakerCost(name as string, a);
+  if (cost > 0) state.chargeFakeData(`faker '${name as string}'`, cost);
+  return toText(seed ? seed(f, a, state.limits.imageHost) : fn!(...a));
 }
