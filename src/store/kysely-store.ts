@@ -357,6 +357,10 @@ export class KyselyStore implements Store {
     return this.history.count(endpoint, filter);
   }
 
+  countHistoryByEndpoint(): Promise<Map<string, number>> {
+    return this.history.countAll();
+  }
+
   getHistory(endpoint: string, id: string): Promise<HistoryEntry | undefined> {
     return this.history.get(endpoint, id);
   }

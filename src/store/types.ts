@@ -391,6 +391,8 @@ export interface Store {
     cursor?: string,
   ): Promise<Page<HistoryEntry>>;
   countHistory(endpoint: string, filter: HistoryFilter): Promise<number>;
+  /** Every endpoint's entry count, in one query; an endpoint without entries is absent. */
+  countHistoryByEndpoint(): Promise<Map<string, number>>;
   getHistory(endpoint: string, id: string): Promise<HistoryEntry | undefined>;
   deleteHistoryEntry(endpoint: string, id: string): Promise<boolean>;
   /**
