@@ -60,6 +60,10 @@ export interface Config {
   qrTimeout: number;
   /** Largest response blob uploaded with POST …/blobs, in bytes. */
   blobLimit: number;
+  /** Bytes of blobs one endpoint holds; an upload past it is 413. */
+  blobQuota: number;
+  /** Bytes of blobs all endpoints hold together; an upload past it is 413. */
+  blobQuotaTotal: number;
   /** Largest OpenAPI document uploaded with POST …/specs, in bytes. */
   oasSpecLimit: number;
   // ---- CRUD collections (issue 13 part 3) ----
@@ -478,6 +482,23 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'largest response blob (POST …/blobs) in bytes',
     default: 10 * MB,
     parse: int(1024, 100 * MB),
+  },
+  // Blobs are stored in the database and were bounded per upload only: 330 MB on one endpoint in 4 s.
+  {
+    key: 'blobQuota',
+    env: 'BLOB_QUOTA',
+    flag: 'blob-quota',
+    help: 'bytes of blobs one endpoint holds (an upload past it is 413)',
+    default: 100 * MB,
+    parse: int(1024, 2 ** 40),
+  },
+  {
+    key: 'blobQuotaTotal',
+    env: 'BLOB_QUOTA_TOTAL',
+    flag: 'blob-quota-total',
+    help: 'bytes of blobs all endpoints hold together (an upload past it is 413)',
+    default: 1024 * MB,
+    parse: int(1024, 2 ** 40),
   },
   // ---- CRUD collections (issue 13 part 3) ----
   {

@@ -31,6 +31,7 @@ export { changeSettings, createEndpoint, refuseBuiltIn } from './endpoints.js';
 export { replaceRules } from './rules.js';
 export { putState, stateItemsOf } from './state.js';
 export { uploadSpec } from './specs.js';
+export { storeBlob } from './blobs.js';
 export type * from './types.js';
 
 /** Paths answered without a key. */

@@ -16,6 +16,8 @@ import { migrationProvider } from './migrations.js';
 import type {
   ApiKeyRecord,
   BlobMeta,
+  BlobQuota,
+  BlobRefusal,
   BlobRecord,
   CrudCaps,
   CrudItem,
@@ -69,7 +71,7 @@ export class KyselyStore implements Store {
     ) => Promise<HistoryUsage & { deleted: number }>,
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
-    this.blobs = new BlobTable(db);
+    this.blobs = new BlobTable(db, dialect);
     this.specs = new SpecTable(db);
     this.state = new StateTable(db, dialect);
     this.crud = new CrudTable(db, dialect);
@@ -275,8 +277,8 @@ export class KyselyStore implements Store {
     });
   }
 
-  putBlob(blob: BlobRecord): Promise<boolean> {
-    return this.blobs.put(blob);
+  putBlob(blob: BlobRecord, quota?: BlobQuota): Promise<boolean | BlobRefusal> {
+    return this.blobs.put(blob, quota);
   }
 
   getBlob(endpoint: string, name: string): Promise<BlobRecord | undefined> {

@@ -220,6 +220,19 @@ export interface BlobRecord extends BlobMeta {
   data: Buffer;
 }
 
+/** Bytes of blobs one endpoint, and all endpoints together, may hold. */
+export interface BlobQuota {
+  endpoint: number;
+  total: number;
+}
+
+/** A put refused by a quota: which, what is held now, and the quota. */
+export interface BlobRefusal {
+  why: 'endpoint_quota' | 'total_quota';
+  used: number;
+  quota: number;
+}
+
 /** An endpoint's OpenAPI document (SPEC §7), as the upload job stored it: at most one per endpoint. */
 export interface SpecInfo {
   endpoint: string;
@@ -355,8 +368,11 @@ export interface Store {
   deleteAllRules(endpoint: string): Promise<number>;
   /** Replaces every rule at once, in the given order. */
   replaceRules(endpoint: string, rules: RuleRecord[]): Promise<number>;
-  /** Stores a blob; false when the endpoint already has one of that name. */
-  putBlob(blob: BlobRecord): Promise<boolean>;
+  /**
+   * Stores a blob; false when the endpoint already has one of that name; with `quota`, a refusal when
+   * the blob would take the endpoint's or all endpoints' blobs past it (checked with the write).
+   */
+  putBlob(blob: BlobRecord, quota?: BlobQuota): Promise<boolean | BlobRefusal>;
   getBlob(endpoint: string, name: string): Promise<BlobRecord | undefined>;
   /** The endpoint's blobs, oldest first, without their bytes. */
   listBlobs(endpoint: string): Promise<BlobMeta[]>;
