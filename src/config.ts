@@ -73,6 +73,12 @@ export interface Config {
   crudMaxEndpointItems: number;
   /** Bytes (items' JSON text) all CRUD collections of one endpoint hold. */
   crudMaxEndpointBytes: number;
+  /** Bytes of one CRUD list page's JSON (at least one item); the page stops early with a next link. */
+  crudListMaxBytes: number;
+  /** Bytes of CRUD list answers being written at once, all clients together; past it a read is 429. */
+  crudListBufferedBytes: number;
+  /** Bytes of CRUD list answers being written at once to one client address; past it a read is 429. */
+  crudListBufferedBytesPerIp: number;
   /** Bytes of one CRUD item's JSON text; larger is 413. */
   crudMaxItemBytes: number;
   // ---- end CRUD collections ----
@@ -532,6 +538,32 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: "bytes of one CRUD item's JSON (larger is 413)",
     default: MB,
     parse: int(64, 100 * MB),
+  },
+  // List reads need no key: a page of 100 items of 1 MiB was ~100 MB built per read, and 48 readers
+  // that never read held 4.4 GB. Pages are bounded in bytes, and so is what all pages being written hold.
+  {
+    key: 'crudListMaxBytes',
+    env: 'CRUD_LIST_MAX_BYTES',
+    flag: 'crud-list-max-bytes',
+    help: 'bytes of one CRUD list page (at least one item); a longer list continues on the next page',
+    default: MB,
+    parse: int(1024, 100 * MB),
+  },
+  {
+    key: 'crudListBufferedBytes',
+    env: 'CRUD_LIST_BUFFERED_BYTES',
+    flag: 'crud-list-buffered-bytes',
+    help: 'bytes of CRUD list answers being written at once, all clients (past it a read is 429)',
+    default: 64 * MB,
+    parse: int(1024, 2 ** 40),
+  },
+  {
+    key: 'crudListBufferedBytesPerIp',
+    env: 'CRUD_LIST_BUFFERED_BYTES_PER_IP',
+    flag: 'crud-list-buffered-bytes-per-ip',
+    help: 'bytes of CRUD list answers being written at once to one client address (past it 429)',
+    default: 8 * MB,
+    parse: int(1024, 2 ** 40),
   },
   // ---- end CRUD collections ----
   {

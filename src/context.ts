@@ -7,7 +7,7 @@ import type { EventBus } from './events/index.js';
 import type { CustomDomains, EndpointCache } from './endpoint/index.js';
 import type { TunnelHub } from './tunnel/index.js';
 import type { OutboundClient } from './outbound/index.js';
-import type { CalloutQueue } from './mock/index.js';
+import type { CalloutQueue, CrudListBudget } from './mock/index.js';
 
 export interface AppContext {
   config: Config;
@@ -26,6 +26,8 @@ export interface AppContext {
   outbound: OutboundClient;
   /** Async rule callouts waiting or being sent (bounded; settled at shutdown). */
   callouts: CalloutQueue;
+  /** Bytes of CRUD list answers being written (bounded per instance and per client address). */
+  crudLists: CrudListBudget;
   /** The clock, injectable for tests. */
   now: () => number;
 }

@@ -34,7 +34,7 @@ import {
   type Lane,
 } from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
-import { CalloutQueue, mockPipeline } from './mock/index.js';
+import { CalloutQueue, CrudListBudget, mockPipeline } from './mock/index.js';
 import { HistoryWriter, openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes } from './totp/index.js';
@@ -145,6 +145,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       maxQueued: config.calloutQueue,
       maxPerEndpoint: config.calloutQueuePerEndpoint,
       log,
+    }),
+    crudLists: new CrudListBudget({
+      total: config.crudListBufferedBytes,
+      perIp: config.crudListBufferedBytesPerIp,
+      writeTimeoutMs: config.requestTimeout,
     }),
     now: opts.now ?? Date.now,
   };

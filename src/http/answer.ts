@@ -24,6 +24,11 @@ export interface Answer {
    * endpoint lifecycle sends it as it comes and records its first CAPTURE_LIMIT bytes once it ends.
    */
   stream?: Readable;
+  /**
+   * Called with the response that is about to carry the answer, once, by whichever writer sends it
+   * (an answer that holds memory until it has left the process ties its release to it).
+   */
+  onWrite?: (res: ServerResponse) => void;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -56,6 +61,7 @@ export function withHeaders(a: Answer, extra: AnswerHeaders): Answer {
 
 /** Writes `a` through Fastify (hooks, the log line and HEAD handling included). */
 export function sendAnswer(reply: FastifyReply, a: Answer): FastifyReply {
+  a.onWrite?.(reply.raw);
   return reply
     .code(a.status)
     .headers(a.headers as Record<string, string | string[]>)
@@ -114,6 +120,7 @@ export function writeDirect(
     // answers it as it always has.
     return false;
   }
+  a.onWrite?.(res);
   beforeEnd?.();
   res.end(body);
   return true;
@@ -144,6 +151,7 @@ function sentType(type: string, text: boolean): string | undefined {
 /** Writes `a` on a raw response (answers given before Fastify sees the request). */
 export function writeAnswer(res: ServerResponse, a: Answer, extra: AnswerHeaders = {}): void {
   const body = typeof a.body === 'string' ? Buffer.from(a.body, 'utf8') : a.body;
+  a.onWrite?.(res);
   res.writeHead(a.status, {
     ...(a.headers as Record<string, string | string[]>),
     ...(extra as Record<string, string | string[]>),

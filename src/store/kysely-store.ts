@@ -491,6 +491,16 @@ export class KyselyStore implements Store {
     return this.crud.list(endpoint, collection, limit, offset);
   }
 
+  listCrudPage(
+    endpoint: string,
+    collection: string,
+    limit: number,
+    offset: number,
+    maxBytes: number,
+  ): Promise<{ texts: string[]; bytes: number; total: number }> {
+    return this.crud.page(endpoint, collection, limit, offset, maxBytes);
+  }
+
   getCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {
     return this.crud.get(endpoint, collection, id);
   }

@@ -483,6 +483,17 @@ export interface Store {
     limit: number,
     offset: number,
   ): Promise<{ items: CrudItem[]; total: number }>;
+  /**
+   * A page of a collection as the list answers it: the items' JSON texts, newest first, at most
+   * `limit` and as many as fit a JSON array of `maxBytes` (at least one); `bytes` is that array's size.
+   */
+  listCrudPage(
+    endpoint: string,
+    collection: string,
+    limit: number,
+    offset: number,
+    maxBytes: number,
+  ): Promise<{ texts: string[]; bytes: number; total: number }>;
   getCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined>;
   /** Adds an item, unless its id is taken or a cap would be passed. */
   insertCrudItem(
