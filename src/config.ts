@@ -44,6 +44,8 @@ export interface Config {
   sseMaxStreamsPerKey: number;
   /** Bytes an event stream's reader may leave unread before its connection is reset. */
   sseMaxBuffered: number;
+  /** Bytes all event streams' readers may leave unread together; past it the furthest behind are reset. */
+  sseMaxBufferedTotal: number;
   /** On SIGTERM, requests still open after this many ms are cut, and the history is flushed anyway. */
   shutdownTimeout: number;
   /** Extra header names stored, published and logged redacted, beside the built-in sensitive ones. */
@@ -391,8 +393,8 @@ export const SETTINGS: Setting<keyof Config>[] = [
   },
   // Each open event stream costs a socket, a bus subscription and what its reader leaves unread (up to
   // about 2 × SSE_MAX_BUFFERED during a burst), and every event is written to each stream of its
-  // endpoint: unbounded, 2,000 streams that never read took 3.5 GB (issue 11). With the defaults,
-  // readers hold at most about 512 MiB.
+  // endpoint: unbounded, 2,000 streams that never read took 3.5 GB (issue 11). All readers together
+  // hold at most SSE_MAX_BUFFERED_TOTAL from one tick to the next (issue 30).
   {
     key: 'sseMaxStreams',
     env: 'SSE_MAX_STREAMS',
@@ -416,6 +418,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'bytes an event stream reader may leave unread before its connection is cut',
     default: 256 * 1024,
     parse: int(1024, 64 * MB),
+  },
+  {
+    key: 'sseMaxBufferedTotal',
+    env: 'SSE_MAX_BUFFERED_TOTAL',
+    flag: 'sse-max-buffered-total',
+    help: 'bytes all event stream readers may leave unread together (the furthest behind are cut past it)',
+    default: 64 * MB,
+    parse: int(1024, 2 ** 40),
   },
   {
     key: 'shutdownTimeout',

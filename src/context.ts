@@ -8,6 +8,7 @@ import type { CustomDomains, EndpointCache } from './endpoint/index.js';
 import type { TunnelHub } from './tunnel/index.js';
 import type { OutboundClient } from './outbound/index.js';
 import type { CalloutQueue, CrudListBudget } from './mock/index.js';
+import type { SseHub } from './api/index.js';
 
 export interface AppContext {
   config: Config;
@@ -28,6 +29,8 @@ export interface AppContext {
   callouts: CalloutQueue;
   /** Bytes of CRUD list answers being written (bounded per instance and per client address). */
   crudLists: CrudListBudget;
+  /** Every open event stream, for the bound on what their readers leave unread together. */
+  sse: SseHub;
   /** The clock, injectable for tests. */
   now: () => number;
 }

@@ -39,7 +39,7 @@ import { HistoryWriter, openStore, sqliteFile, watchDataFile, type Store } from 
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes } from './totp/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
-import { apiRoutes, ensureAdminKey, publishRequestEvents } from './api/index.js';
+import { apiRoutes, ensureAdminKey, publishRequestEvents, SseHub } from './api/index.js';
 import { startBackgroundJobs } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 import { OutboundClient } from './outbound/index.js';
@@ -151,6 +151,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       perIp: config.crudListBufferedBytesPerIp,
       writeTimeoutMs: config.requestTimeout,
     }),
+    sse: new SseHub(config.sseMaxBufferedTotal),
     now: opts.now ?? Date.now,
   };
   publishRequestEvents(ctx);
