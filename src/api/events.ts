@@ -15,7 +15,6 @@ import { loadEndpoint } from './endpoint-access.js';
 import { errorResponses } from './history-schemas.js';
 import { EndpointParams, ErrorBody } from './schemas/common.js';
 import { openSse, type SseStream } from './sse.js';
-import { eventFrame } from './sse-hub.js';
 import { StreamSlots } from './stream-slots.js';
 
 const EventsQuery = Type.Object(
@@ -66,8 +65,8 @@ export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<
       const releaseSlot = slots.take(keyId);
       reply.hijack();
       const stream = openSse(reply.raw, { maxBuffered: ctx.config.sseMaxBuffered, hub: ctx.sse });
-      // One serialisation of each event for all of its streams (sse-hub.ts).
-      const unsubscribe = ctx.events.subscribe(ep, (e) => stream.sendFrame(eventFrame(e)));
+      // One serialisation of each event for all of its streams, one write per stream per turn (sse-batch.ts).
+      const unsubscribe = ctx.events.subscribe(ep, (e) => ctx.sse.batches.deliver(stream, e));
       streams.add(stream);
       // Runs at once if the client had already gone.
       stream.onClose(() => {

@@ -2,7 +2,7 @@
  * What all event streams of the instance hold (issue 30, item 4). Each stream bounds its own reader
  * (sse.ts), but a thousand readers that never read still held 0.9-2.0 GB: every stream serialised
  * every event itself, and the per-stream bound alone allows SSE_MAX_STREAMS × 2 × SSE_MAX_BUFFERED.
- * Here an event is serialised once, into one Buffer every stream writes (Node queues a Buffer by
+ * Here an event is serialised once (sse-frame.ts), into one Buffer every stream writes (Node queues a Buffer by
  * reference: N streams behind on one event hold one copy of it, not N), and the bytes queued for all
  * streams, counted as each response's writableLength (what Node and its socket hold for the reader,
  * a shared event counted once per stream), are kept within SSE_MAX_BUFFERED_TOTAL: once per tick in
@@ -10,6 +10,7 @@
  * are reset until it fits.
  */
 import type { ServerResponse } from 'node:http';
+import { SseBatcher } from './sse-batch.js';
 
 /** One open stream, as the hub sees it. */
 export interface HubStream {
@@ -18,24 +19,9 @@ export interface HubStream {
   cut(): void;
 }
 
-const frames = new WeakMap<object, Buffer>();
-
-/** `event: <name>` and `data: <json>`, as bytes. */
-export function sseFrame(event: string, data: unknown): Buffer {
-  return Buffer.from(`event: ${event}\ndata: ${JSON.stringify(data ?? null)}\n\n`, 'utf8');
-}
-
-/**
- * The frame of `e`, serialised on first use and shared by every stream it is written to (the bus
- * hands the same event object to every listener).
- */
-export function eventFrame(e: { name: string; data: unknown }): Buffer {
-  let f = frames.get(e);
-  if (!f) frames.set(e, (f = sseFrame(e.name, e.data)));
-  return f;
-}
-
 export class SseHub {
+  /** Events on their way to the streams, one write per stream per turn (sse-batch.ts). */
+  readonly batches = new SseBatcher();
   private readonly streams = new Set<HubStream>();
   private measuredThisTick = false;
   private peakBytes = 0;

@@ -8,7 +8,8 @@
  * destroyed), or the connection was already gone when the stream was opened.
  */
 import type { ServerResponse } from 'node:http';
-import { sseFrame, type SseHub } from './sse-hub.js';
+import { sseFrame } from './sse-frame.js';
+import type { SseHub } from './sse-hub.js';
 
 /** Heartbeat period: well under the 30–60 s idle timeouts of common proxies. */
 export const HEARTBEAT_MS = 15_000;
@@ -113,6 +114,10 @@ export function openSse(res: ServerResponse, opts: SseOptions = {}): SseStream {
       return false;
     }
     res.write(chunk);
+    // Handed to the kernel now, not when the tick ends (Node corks a response's writes until then):
+    // the copy into the socket is the cost of an event, and a writer of many streams (sse-batch.ts)
+    // must see it where it measures its slices, not all at once after them.
+    res.socket?.uncork();
     return true;
   }
 

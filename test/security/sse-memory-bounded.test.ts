@@ -13,7 +13,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { eventFrame, sseFrame } from '../../src/api/sse-hub.js';
+import { eventFrame, sseFrame } from '../../src/api/sse-frame.js';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
 import { newEndpoint } from '../api/history-fixtures.js';
@@ -125,6 +125,44 @@ void test('SSE_MAX_BUFFERED_TOTAL: 100 readers that never read, a burst of 8 MiB
       3000,
       `JavaScript's memory kept after closing: ${(kept / MIB).toFixed(1)} MiB`,
     ).catch(() => assert.fail(`JavaScript's memory kept after closing: ${(kept / MIB).toFixed(1)} MiB`));
+  } finally {
+    await app.stop();
+  }
+});
+
+void test('a batch of events to 200 readers that never read is written in slices: the event loop is never held 250 ms, 127.0.0.2 is served meanwhile', async () => {
+  const app = await startApp(
+    { sseMaxStreams: 1000, sseMaxStreamsPerKey: 1000, maxConnectionsPerIp: 1000 },
+    { listen: true },
+  );
+  try {
+    const ep = await newEndpoint(app, 'sse-fan');
+    const readers: net.Socket[] = [];
+    for (let i = 0; i < 200; i++) readers.push(await stalledReader(app, ep));
+    await until(() => app.ctx.sse.stats().streams === 200, 2000, 'all streams open');
+    // As the history writer publishes a batch: 256 events of 8 KiB in one turn, 2 MiB to each stream,
+    // 400 MiB for the kernel to copy. Handed over when the turn ended, that was one stall of it all.
+    const pad = 'x'.repeat(8 * KIB);
+    let worstGap = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      worstGap = Math.max(worstGap, now - last - 5);
+      last = now;
+    }, 5);
+    try {
+      for (let i = 0; i < 256; i++)
+        app.ctx.events.publish({ endpoint: ep, name: 'rule.updated', data: { i, pad } });
+      const p = await probe(app);
+      await until(() => app.ctx.sse.batches.stats().batches === 0, 20_000, 'the batch was written');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(p.status, 200);
+      assert.ok(worstGap < 250, `the event loop was held ${worstGap.toFixed(0)} ms at once`);
+      assert.ok(p.ms < 1000, `the probe took ${p.ms.toFixed(0)} ms`);
+    } finally {
+      clearInterval(ticker);
+      for (const s of readers) s.destroy();
+    }
   } finally {
     await app.stop();
   }
