@@ -46,6 +46,8 @@ export interface Config {
   sseMaxStreamsPerKey: number;
   /** Bytes an event stream's reader may leave unread before its connection is reset. */
   sseMaxBuffered: number;
+  /** Bytes all event streams' readers may leave unread together; past it the furthest behind are reset. */
+  sseMaxBufferedTotal: number;
   /** On SIGTERM, requests still open after this many ms are cut, and the history is flushed anyway. */
   shutdownTimeout: number;
   /** Extra header names stored, published and logged redacted, beside the built-in sensitive ones. */
@@ -62,6 +64,10 @@ export interface Config {
   qrTimeout: number;
   /** Largest response blob uploaded with POST …/blobs, in bytes. */
   blobLimit: number;
+  /** Bytes of blobs one endpoint holds; an upload past it is 413. */
+  blobQuota: number;
+  /** Bytes of blobs all endpoints hold together; an upload past it is 413. */
+  blobQuotaTotal: number;
   /** Largest OpenAPI document uploaded with POST …/specs, in bytes. */
   oasSpecLimit: number;
   /** Work units expanding an OpenAPI document's schema composition may cost; past it the upload is 400. */
@@ -73,6 +79,12 @@ export interface Config {
   crudMaxEndpointItems: number;
   /** Bytes (items' JSON text) all CRUD collections of one endpoint hold. */
   crudMaxEndpointBytes: number;
+  /** Bytes of one CRUD list page's JSON (at least one item); the page stops early with a next link. */
+  crudListMaxBytes: number;
+  /** Bytes of CRUD list answers being written at once, all clients together; past it a read is 429. */
+  crudListBufferedBytes: number;
+  /** Bytes of CRUD list answers being written at once to one client address; past it a read is 429. */
+  crudListBufferedBytesPerIp: number;
   /** Bytes of one CRUD item's JSON text; larger is 413. */
   crudMaxItemBytes: number;
   // ---- end CRUD collections ----
@@ -423,8 +435,8 @@ export const SETTINGS: Setting<keyof Config>[] = [
   },
   // Each open event stream costs a socket, a bus subscription and what its reader leaves unread (up to
   // about 2 × SSE_MAX_BUFFERED during a burst), and every event is written to each stream of its
-  // endpoint: unbounded, 2,000 streams that never read took 3.5 GB (issue 11). With the defaults,
-  // readers hold at most about 512 MiB.
+  // endpoint: unbounded, 2,000 streams that never read took 3.5 GB (issue 11). All readers together
+  // hold at most SSE_MAX_BUFFERED_TOTAL from one tick to the next (issue 30).
   {
     key: 'sseMaxStreams',
     env: 'SSE_MAX_STREAMS',
@@ -448,6 +460,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'bytes an event stream reader may leave unread before its connection is cut',
     default: 256 * 1024,
     parse: int(1024, 64 * MB),
+  },
+  {
+    key: 'sseMaxBufferedTotal',
+    env: 'SSE_MAX_BUFFERED_TOTAL',
+    flag: 'sse-max-buffered-total',
+    help: 'bytes all event stream readers may leave unread together (the furthest behind are cut past it)',
+    default: 64 * MB,
+    parse: int(1024, 2 ** 40),
   },
   {
     key: 'shutdownTimeout',
@@ -521,6 +541,23 @@ export const SETTINGS: Setting<keyof Config>[] = [
     default: 10 * MB,
     parse: int(1024, 100 * MB),
   },
+  // Blobs are stored in the database and were bounded per upload only: 330 MB on one endpoint in 4 s.
+  {
+    key: 'blobQuota',
+    env: 'BLOB_QUOTA',
+    flag: 'blob-quota',
+    help: 'bytes of blobs one endpoint holds (an upload past it is 413)',
+    default: 100 * MB,
+    parse: int(1024, 2 ** 40),
+  },
+  {
+    key: 'blobQuotaTotal',
+    env: 'BLOB_QUOTA_TOTAL',
+    flag: 'blob-quota-total',
+    help: 'bytes of blobs all endpoints hold together (an upload past it is 413)',
+    default: 1024 * MB,
+    parse: int(1024, 2 ** 40),
+  },
   // ---- CRUD collections (issue 13 part 3) ----
   {
     key: 'crudMaxItems',
@@ -553,6 +590,32 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: "bytes of one CRUD item's JSON (larger is 413)",
     default: MB,
     parse: int(64, 100 * MB),
+  },
+  // List reads need no key: a page of 100 items of 1 MiB was ~100 MB built per read, and 48 readers
+  // that never read held 4.4 GB. Pages are bounded in bytes, and so is what all pages being written hold.
+  {
+    key: 'crudListMaxBytes',
+    env: 'CRUD_LIST_MAX_BYTES',
+    flag: 'crud-list-max-bytes',
+    help: 'bytes of one CRUD list page (at least one item); a longer list continues on the next page',
+    default: MB,
+    parse: int(1024, 100 * MB),
+  },
+  {
+    key: 'crudListBufferedBytes',
+    env: 'CRUD_LIST_BUFFERED_BYTES',
+    flag: 'crud-list-buffered-bytes',
+    help: 'bytes of CRUD list answers being written at once, all clients (past it a read is 429)',
+    default: 64 * MB,
+    parse: int(1024, 2 ** 40),
+  },
+  {
+    key: 'crudListBufferedBytesPerIp',
+    env: 'CRUD_LIST_BUFFERED_BYTES_PER_IP',
+    flag: 'crud-list-buffered-bytes-per-ip',
+    help: 'bytes of CRUD list answers being written at once to one client address (past it 429)',
+    default: 8 * MB,
+    parse: int(1024, 2 ** 40),
   },
   // ---- end CRUD collections ----
   {

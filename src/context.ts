@@ -7,7 +7,8 @@ import type { EventBus } from './events/index.js';
 import type { CustomDomains, EndpointCache } from './endpoint/index.js';
 import type { TunnelHub } from './tunnel/index.js';
 import type { OutboundClient } from './outbound/index.js';
-import type { CalloutQueue } from './mock/index.js';
+import type { CalloutQueue, CrudListBudget } from './mock/index.js';
+import type { SseHub } from './api/index.js';
 
 export interface AppContext {
   config: Config;
@@ -26,6 +27,10 @@ export interface AppContext {
   outbound: OutboundClient;
   /** Async rule callouts waiting or being sent (bounded; settled at shutdown). */
   callouts: CalloutQueue;
+  /** Bytes of CRUD list answers being written (bounded per instance and per client address). */
+  crudLists: CrudListBudget;
+  /** Every open event stream, for the bound on what their readers leave unread together. */
+  sse: SseHub;
   /** The clock, injectable for tests. */
   now: () => number;
 }

@@ -37,12 +37,12 @@ import {
   type Lane,
 } from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
-import { CalloutQueue, mockPipeline } from './mock/index.js';
+import { CalloutQueue, CrudListBudget, mockPipeline } from './mock/index.js';
 import { HistoryWriter, openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes } from './totp/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
-import { apiRoutes, ensureAdminKey, publishRequestEvents } from './api/index.js';
+import { apiRoutes, ensureAdminKey, publishRequestEvents, SseHub } from './api/index.js';
 import { startBackgroundJobs } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 import { OutboundClient } from './outbound/index.js';
@@ -167,6 +167,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       maxPerEndpoint: config.calloutQueuePerEndpoint,
       log,
     }),
+    crudLists: new CrudListBudget({
+      total: config.crudListBufferedBytes,
+      perIp: config.crudListBufferedBytesPerIp,
+      writeTimeoutMs: config.requestTimeout,
+    }),
+    sse: new SseHub(config.sseMaxBufferedTotal),
     now: opts.now ?? Date.now,
   };
   publishRequestEvents(ctx);

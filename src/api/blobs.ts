@@ -13,6 +13,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { fileUploadParser, FileUpload } from '../http/index.js';
 import { blobsOf, ruleFromRecord } from '../mock/index.js';
+import type { BlobRecord, BlobRefusal } from '../store/index.js';
 import { refuseBuiltIn } from './endpoints.js';
 import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
@@ -50,6 +51,29 @@ function blobName(now: number, ext: string): string {
   return `res-body-${stamp}-${randomBytes(4).toString('hex')}.${ext}`;
 }
 
+/**
+ * Stores a blob within BLOB_QUOTA and BLOB_QUOTA_TOTAL (the API's upload and a configuration file's
+ * blobs alike): a blob that would pass either is refused before it is written, 413 naming the quota.
+ * False when the endpoint already has a blob of that name.
+ */
+export async function storeBlob(ctx: AppContext, blob: BlobRecord): Promise<boolean> {
+  const quota = { endpoint: ctx.config.blobQuota, total: ctx.config.blobQuotaTotal };
+  const put = await ctx.store.putBlob(blob, quota);
+  if (typeof put === 'object') throw quotaRefusal(blob.endpoint, blob.size, put);
+  return put;
+}
+
+/** The 413 for a blob of `size` bytes that a quota refused, naming the quota and what is held. */
+function quotaRefusal(endpoint: string, size: number, r: BlobRefusal): AppError {
+  const whose = r.why === 'endpoint_quota' ? `Endpoint "${endpoint}"'s blobs` : 'The blobs of all endpoints';
+  const setting = r.why === 'endpoint_quota' ? 'BLOB_QUOTA' : 'BLOB_QUOTA_TOTAL';
+  return new AppError(
+    'payload_too_large',
+    `${whose} hold ${r.used} bytes; ${size} more would pass ${setting} (${r.quota} bytes). Delete blobs first.`,
+    { details: [{ path: '/file', message: `Over ${setting}`, received: `${size} bytes` }] },
+  );
+}
+
 export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.addContentTypeParser(
     'multipart/form-data',
@@ -77,7 +101,7 @@ export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<v
       const upload = request.body;
       const now = ctx.now();
       const name = blobName(now, extensionOf(upload.fileName, upload.contentType));
-      await ctx.store.putBlob({
+      await storeBlob(ctx, {
         endpoint: ep.name,
         name,
         contentType: upload.contentType || 'application/octet-stream',

@@ -236,9 +236,13 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         scope === null
           ? await ctx.store.listEndpoints()
           : [await ctx.store.getEndpoint(scope)].filter((e): e is EndpointRecord => e !== undefined);
-      // The dashboard's list shows each endpoint's history size: one indexed count per endpoint.
-      const counts = await Promise.all(all.map((e) => ctx.store.countHistory(e.name, {})));
-      return { data: all.map((e, i) => ({ ...toJson(e, false), requestCount: counts[i] ?? 0 })) };
+      // The dashboard's list shows each endpoint's history size: one grouped count for all of them
+      // (a count per endpoint held the API for 12-20 s with 10,001 endpoints).
+      const counts =
+        scope === null
+          ? await ctx.store.countHistoryByEndpoint()
+          : new Map([[scope, await ctx.store.countHistory(scope, {})]]);
+      return { data: all.map((e) => ({ ...toJson(e, false), requestCount: counts.get(e.name) ?? 0 })) };
     },
   );
 

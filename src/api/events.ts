@@ -2,7 +2,8 @@
  * The live event stream of one endpoint (SPEC §4 "Real-time events"): GET /endpoints/:ep/events,
  * Server-Sent Events fed by the event bus. Browsers' EventSource cannot send headers, so the key may
  * also come as `?access_token=` (checked by the API's onRequest hook). Streams are bounded in number,
- * in total and per key (stream-slots.ts), and in what a reader may leave unread (sse.ts). Open streams
+ * in total and per key (stream-slots.ts), in what a reader may leave unread (sse.ts) and in what all
+ * readers leave unread together (sse-hub.ts, which also serialises each event once). Open streams
  * are ended when the server closes, else they would hold `fastify.close()` until every dashboard went away.
  */
 import type { FastifyInstance } from 'fastify';
@@ -63,8 +64,9 @@ export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<
       if (keyId === undefined) throw new AppError('missing_authentication');
       const releaseSlot = slots.take(keyId);
       reply.hijack();
-      const stream = openSse(reply.raw, { maxBuffered: ctx.config.sseMaxBuffered });
-      const unsubscribe = ctx.events.subscribe(ep, (e) => stream.send(e.name, e.data));
+      const stream = openSse(reply.raw, { maxBuffered: ctx.config.sseMaxBuffered, hub: ctx.sse });
+      // One serialisation of each event for all of its streams, one write per stream per turn (sse-batch.ts).
+      const unsubscribe = ctx.events.subscribe(ep, (e) => ctx.sse.batches.deliver(stream, e));
       streams.add(stream);
       // Runs at once if the client had already gone.
       stream.onClose(() => {

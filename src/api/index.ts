@@ -32,6 +32,8 @@ export { changeSettings, createEndpoint, refuseBuiltIn } from './endpoints.js';
 export { replaceRules } from './rules.js';
 export { putState, stateItemsOf } from './state.js';
 export { uploadSpec } from './specs.js';
+export { storeBlob } from './blobs.js';
+export { SseHub } from './sse-hub.js';
 export type * from './types.js';
 
 /** Paths answered without a key. */

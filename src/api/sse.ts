@@ -8,6 +8,8 @@
  * destroyed), or the connection was already gone when the stream was opened.
  */
 import type { ServerResponse } from 'node:http';
+import { sseFrame } from './sse-frame.js';
+import type { SseHub } from './sse-hub.js';
 
 /** Heartbeat period: well under the 30–60 s idle timeouts of common proxies. */
 export const HEARTBEAT_MS = 15_000;
@@ -20,11 +22,18 @@ export interface SseOptions {
   heartbeatMs?: number;
   retryMs?: number;
   maxBuffered?: number;
+  /** The instance's streams together (SSE_MAX_BUFFERED_TOTAL), when the stream counts among them. */
+  hub?: SseHub;
 }
+
+/** The heartbeat comment, one Buffer for every stream. */
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
 
 export interface SseStream {
   /** Writes one event; false once the stream is closed. */
   send(event: string, data: unknown): boolean;
+  /** Writes an event already serialised (eventFrame: one Buffer shared by every stream); false once closed. */
+  sendFrame(frame: Buffer): boolean;
   /** Ends the stream (idempotent): cleanly if the reader has read everything, else by destroying it. */
   close(): void;
   readonly closed: boolean;
@@ -48,6 +57,7 @@ export function openSse(res: ServerResponse, opts: SseOptions = {}): SseStream {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    opts.hub?.remove(self);
     for (const fn of closers.splice(0)) fn();
   }
 
@@ -85,7 +95,12 @@ export function openSse(res: ServerResponse, opts: SseOptions = {}): SseStream {
   // cannot have taken before the tick ends; what is still there a tick later, it has not read.
   let carried: number | undefined;
 
-  function write(chunk: string): boolean {
+  const self = { res, cut };
+
+  function write(chunk: Buffer): boolean {
+    if (closed) return false;
+    // The instance's bound first: it may reset this very stream.
+    opts.hub?.beforeWrite();
     if (closed) return false;
     if (carried === undefined) {
       carried = res.writableLength;
@@ -99,6 +114,10 @@ export function openSse(res: ServerResponse, opts: SseOptions = {}): SseStream {
       return false;
     }
     res.write(chunk);
+    // Handed to the kernel now, not when the tick ends (Node corks a response's writes until then):
+    // the copy into the socket is the cost of an event, and a writer of many streams (sse-batch.ts)
+    // must see it where it measures its slices, not all at once after them.
+    res.socket?.uncork();
     return true;
   }
 
@@ -117,12 +136,14 @@ export function openSse(res: ServerResponse, opts: SseOptions = {}): SseStream {
     });
     // Headers and a first comment at once: clients wait for the first bytes to call the stream open.
     res.write(`: mockingbird event stream\nretry: ${opts.retryMs ?? RETRY_MS}\n\n`);
-    heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
+    heartbeat = setInterval(() => write(HEARTBEAT), heartbeatMs);
     heartbeat.unref();
+    opts.hub?.add(self);
   }
 
   return {
-    send: (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data ?? null)}\n\n`),
+    send: (event, data) => write(sseFrame(event, data)),
+    sendFrame: write,
     close() {
       if (closed) return;
       // Ending politely behind unread bytes would hold the server's shutdown until the reader reads.

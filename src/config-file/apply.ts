@@ -7,7 +7,14 @@
  * does not exist yet, so that a reload keeps what requests have counted. Other endpoints are left alone.
  */
 import type { AppContext } from '../context.js';
-import { changeSettings, createEndpoint, putState, replaceRules, uploadSpec } from '../api/index.js';
+import {
+  changeSettings,
+  createEndpoint,
+  putState,
+  replaceRules,
+  storeBlob,
+  uploadSpec,
+} from '../api/index.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import type { EndpointRecord } from '../store/index.js';
 import type { PlannedEndpoint } from './plan.js';
@@ -62,7 +69,9 @@ async function applyEndpoint(ctx: AppContext, src: Source, p: PlannedEndpoint): 
   ep = (await ctx.store.getEndpoint(p.name)) ?? ep; // the plan may have changed
   for (const blob of p.blobs)
     if (!(await ctx.store.getBlob(p.name, blob.name)))
-      await ctx.store.putBlob({ endpoint: p.name, size: blob.data.length, createdAt: ctx.now(), ...blob });
+      await step(src, '', `${at}/blobs`, () =>
+        storeBlob(ctx, { endpoint: p.name, size: blob.data.length, createdAt: ctx.now(), ...blob }),
+      );
   await step(src, '', at, () => replaceRules(ctx, ep, p.rules));
   if (p.state.length > 0) {
     const { items } = await ctx.store.readState(p.name, p.state);

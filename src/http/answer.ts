@@ -39,6 +39,11 @@ export interface Answer {
    * endpoint lifecycle sends it as it comes and records its first CAPTURE_LIMIT bytes once it ends.
    */
   stream?: Readable;
+  /**
+   * Called with the response that is about to carry the answer, once, by whichever writer sends it
+   * (an answer that holds memory until it has left the process ties its release to it).
+   */
+  onWrite?: (res: ServerResponse) => void;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -88,6 +93,7 @@ export function replyHeaders(reply: FastifyReply, headers: AnswerHeaders): Fasti
 
 /** Writes `a` through Fastify (hooks, the log line and HEAD handling included). */
 export function sendAnswer(reply: FastifyReply, a: Answer): FastifyReply {
+  a.onWrite?.(reply.raw);
   return replyHeaders(reply.code(a.status), a.headers).send(a.body);
 }
 
@@ -143,6 +149,7 @@ export function writeDirect(
     // answers it as it always has.
     return false;
   }
+  a.onWrite?.(res);
   beforeEnd?.();
   res.end(body);
   return true;
@@ -173,6 +180,7 @@ function sentType(type: string, text: boolean): string | undefined {
 /** Writes `a` on a raw response (answers given before Fastify sees the request). */
 export function writeAnswer(res: ServerResponse, a: Answer, extra: AnswerHeaders = {}): void {
   const body = typeof a.body === 'string' ? Buffer.from(a.body, 'utf8') : a.body;
+  a.onWrite?.(res);
   const headers = Object.assign(headerMap(), a.headers, extra, { 'content-length': String(body.length) });
   res.writeHead(a.status, headers as Record<string, string | string[]>);
   res.end(body);

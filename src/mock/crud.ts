@@ -1,7 +1,8 @@
 /**
  * The `crud` rule action (SPEC §4, issue 13 part 3): the rule's path becomes a persistent REST
  * collection of JSON objects. Routes, relative to the collection's path:
- *   GET /            newest first, `?limit` (1..100, default 100) and `?offset`; `X-Total-Count`
+ *   GET /            newest first, `?limit` (1..100, default 100) and `?offset`; `X-Total-Count`;
+ *                    bounded in bytes too, with a `Link` to the next page (crud-list.ts)
  *   POST /           201 with the item; its id taken from `idField`, generated (a UUID) when missing;
  *                    an id already taken is 409 (never an overwrite: two creations of one id, one wins)
  *   GET /:id         the item
@@ -31,6 +32,7 @@ import { errorBody } from '../errors.js';
 import { JSON_TYPE, type AnswerHeaders } from '../http/index.js';
 import type { CrudCaps, CrudRefusal, Json, JsonObject } from '../store/index.js';
 import type { CompiledAction } from './actions.js';
+import { listAnswer, type CrudListDeps } from './crud-list.js';
 import { isCollectionPath, type Condition, type Rule } from './rule-model.js';
 
 /** Items a list answers at most, and by default. */
@@ -211,6 +213,12 @@ export function compileCrud(
     });
 
   const store = ctx.store;
+  const lists: CrudListDeps = {
+    store,
+    budget: ctx.crudLists,
+    maxBytes: c.crudListMaxBytes,
+    maxItemBytes: c.crudMaxItemBytes,
+  };
   const answer = async (x: Exchange): Promise<Outcome['answer']> => {
     const t = locate?.(x.request.pathname);
     if (!t) return failure(404, 'not_found', 'This path is not a route of the collection.');
@@ -224,12 +232,7 @@ export function compileCrud(
         const offset = intParam(x, 'offset', 0, 999_999_999, 0);
         const details = [limit, offset].filter((v): v is ErrorDetail => typeof v !== 'number');
         if (details.length > 0) return failure(400, 'validation_error', 'The query is not valid.', details);
-        const page = await store.listCrudItems(ep, t.collection, limit as number, offset as number);
-        return json(
-          200,
-          page.items.map((i) => i.data),
-          { 'x-total-count': String(page.total) },
-        );
+        return listAnswer(lists, x, t.collection, limit as number, offset as number);
       }
       if (method === 'POST') {
         const body = bodyObject(x);

@@ -25,5 +25,6 @@ export { collectionLocator, compileCrud, CRUD_LIST_MAX, type CrudTarget } from '
 export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
 export { appendRecordedRule, recordedRule, type RecordedExchange } from './recording.js';
+export { CrudListBudget, type CrudListBudgetOptions } from './crud-list-budget.js';
 export { CalloutQueue, type CalloutJob, type CalloutQueueOptions } from './callout-queue.js';
 export { previewTemplate, type PreviewInput, type PreviewResult } from './preview.js';

@@ -53,6 +53,64 @@ export class CrudTable {
     return { items: rows.map(item), total: Number(n.n) };
   }
 
+  /**
+   * A list page bounded in bytes: the items' stored JSON texts, newest first from `offset`, at most
+   * `limit` of them and as many as fit `[` + texts joined by `,` + `]` within `maxBytes` (at least one
+   * item, whatever its size). Sizes are read first, from the rows without their data, so that no
+   * more than the page is ever read; an item that grew between the two reads is left for the next page.
+   */
+  async page(
+    endpoint: string,
+    collection: string,
+    limit: number,
+    offset: number,
+    maxBytes: number,
+  ): Promise<{ texts: string[]; bytes: number; total: number }> {
+    const sizes = await this.db
+      .selectFrom('crud_items')
+      .select(['seq', 'size'])
+      .where('endpoint', '=', endpoint)
+      .where('collection', '=', collection)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    // `bytes` counts the page so far without its closing `]`; one more item costs a comma and itself.
+    const fits = (n: number, bytes: number, size: number): boolean =>
+      n === 0 || bytes + 1 + size + 1 <= maxBytes;
+    const chosen: number[] = [];
+    let planned = 1;
+    for (const r of sizes) {
+      if (!fits(chosen.length, planned, Number(r.size))) break;
+      planned += Number(r.size) + (chosen.length === 0 ? 0 : 1);
+      chosen.push(Number(r.seq));
+    }
+    const rows =
+      chosen.length === 0
+        ? []
+        : await this.db
+            .selectFrom('crud_items')
+            .select('data')
+            .where('seq', 'in', chosen)
+            .orderBy('seq', 'desc')
+            .execute();
+    const texts: string[] = [];
+    let bytes = 1;
+    for (const { data } of rows) {
+      const size = Buffer.byteLength(data);
+      if (!fits(texts.length, bytes, size)) break;
+      bytes += size + (texts.length === 0 ? 0 : 1);
+      texts.push(data);
+    }
+    const n = await this.db
+      .selectFrom('crud_items')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('endpoint', '=', endpoint)
+      .where('collection', '=', collection)
+      .executeTakeFirstOrThrow();
+    return { texts, bytes: bytes + 1, total: Number(n.n) };
+  }
+
   async get(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {
     const r = await this.db
       .selectFrom('crud_items')

@@ -257,6 +257,22 @@ export class HistoryTable {
     return Number(r.n);
   }
 
+  /**
+   * Every endpoint's entry count in one grouped query (the endpoint list): one query whatever the
+   * number of endpoints, where a count per endpoint cost 10,001 queries and 12-20 s. Endpoints without
+   * entries are absent from the map.
+   */
+  async countAll(): Promise<Map<string, number>> {
+    const anyHidden = await this.db.selectFrom('history_hidden').select('id').limit(1).executeTakeFirst();
+    let q = this.db
+      .selectFrom('requests')
+      .select((eb) => ['endpoint', eb.fn.countAll().as('n')])
+      .groupBy('endpoint');
+    if (anyHidden) q = q.where(notHidden);
+    const rows = await q.execute();
+    return new Map(rows.map((r) => [r.endpoint, Number(r.n)]));
+  }
+
   async get(endpoint: string, id: string): Promise<HistoryEntry | undefined> {
     const r = await this.db
       .selectFrom('requests')

@@ -16,6 +16,8 @@ import { migrationProvider } from './migrations.js';
 import type {
   ApiKeyRecord,
   BlobMeta,
+  BlobQuota,
+  BlobRefusal,
   BlobRecord,
   CrudCaps,
   CrudItem,
@@ -69,7 +71,7 @@ export class KyselyStore implements Store {
     ) => Promise<HistoryUsage & { deleted: number }>,
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
-    this.blobs = new BlobTable(db);
+    this.blobs = new BlobTable(db, dialect);
     this.specs = new SpecTable(db);
     this.state = new StateTable(db, dialect);
     this.crud = new CrudTable(db, dialect);
@@ -275,8 +277,8 @@ export class KyselyStore implements Store {
     });
   }
 
-  putBlob(blob: BlobRecord): Promise<boolean> {
-    return this.blobs.put(blob);
+  putBlob(blob: BlobRecord, quota?: BlobQuota): Promise<boolean | BlobRefusal> {
+    return this.blobs.put(blob, quota);
   }
 
   getBlob(endpoint: string, name: string): Promise<BlobRecord | undefined> {
@@ -355,6 +357,10 @@ export class KyselyStore implements Store {
 
   countHistory(endpoint: string, filter: HistoryFilter): Promise<number> {
     return this.history.count(endpoint, filter);
+  }
+
+  countHistoryByEndpoint(): Promise<Map<string, number>> {
+    return this.history.countAll();
   }
 
   getHistory(endpoint: string, id: string): Promise<HistoryEntry | undefined> {
@@ -483,6 +489,16 @@ export class KyselyStore implements Store {
     offset: number,
   ): Promise<{ items: CrudItem[]; total: number }> {
     return this.crud.list(endpoint, collection, limit, offset);
+  }
+
+  listCrudPage(
+    endpoint: string,
+    collection: string,
+    limit: number,
+    offset: number,
+    maxBytes: number,
+  ): Promise<{ texts: string[]; bytes: number; total: number }> {
+    return this.crud.page(endpoint, collection, limit, offset, maxBytes);
   }
 
   getCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {

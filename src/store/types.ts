@@ -220,6 +220,19 @@ export interface BlobRecord extends BlobMeta {
   data: Buffer;
 }
 
+/** Bytes of blobs one endpoint, and all endpoints together, may hold. */
+export interface BlobQuota {
+  endpoint: number;
+  total: number;
+}
+
+/** A put refused by a quota: which, what is held now, and the quota. */
+export interface BlobRefusal {
+  why: 'endpoint_quota' | 'total_quota';
+  used: number;
+  quota: number;
+}
+
 /** An endpoint's OpenAPI document (SPEC §7), as the upload job stored it: at most one per endpoint. */
 export interface SpecInfo {
   endpoint: string;
@@ -355,8 +368,11 @@ export interface Store {
   deleteAllRules(endpoint: string): Promise<number>;
   /** Replaces every rule at once, in the given order. */
   replaceRules(endpoint: string, rules: RuleRecord[]): Promise<number>;
-  /** Stores a blob; false when the endpoint already has one of that name. */
-  putBlob(blob: BlobRecord): Promise<boolean>;
+  /**
+   * Stores a blob; false when the endpoint already has one of that name; with `quota`, a refusal when
+   * the blob would take the endpoint's or all endpoints' blobs past it (checked with the write).
+   */
+  putBlob(blob: BlobRecord, quota?: BlobQuota): Promise<boolean | BlobRefusal>;
   getBlob(endpoint: string, name: string): Promise<BlobRecord | undefined>;
   /** The endpoint's blobs, oldest first, without their bytes. */
   listBlobs(endpoint: string): Promise<BlobMeta[]>;
@@ -391,6 +407,8 @@ export interface Store {
     cursor?: string,
   ): Promise<Page<HistoryEntry>>;
   countHistory(endpoint: string, filter: HistoryFilter): Promise<number>;
+  /** Every endpoint's entry count, in one query; an endpoint without entries is absent. */
+  countHistoryByEndpoint(): Promise<Map<string, number>>;
   getHistory(endpoint: string, id: string): Promise<HistoryEntry | undefined>;
   deleteHistoryEntry(endpoint: string, id: string): Promise<boolean>;
   /**
@@ -465,6 +483,17 @@ export interface Store {
     limit: number,
     offset: number,
   ): Promise<{ items: CrudItem[]; total: number }>;
+  /**
+   * A page of a collection as the list answers it: the items' JSON texts, newest first, at most
+   * `limit` and as many as fit a JSON array of `maxBytes` (at least one); `bytes` is that array's size.
+   */
+  listCrudPage(
+    endpoint: string,
+    collection: string,
+    limit: number,
+    offset: number,
+    maxBytes: number,
+  ): Promise<{ texts: string[]; bytes: number; total: number }>;
   getCrudItem(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined>;
   /** Adds an item, unless its id is taken or a cap would be passed. */
   insertCrudItem(

@@ -759,6 +759,26 @@ for (const b of STORE_BACKENDS) {
       assert.equal((await store.listCrudItems('shop', '/users', 10, 0)).total, 2);
     });
 
+    it('CRUD items: a list page bounded in bytes, as the JSON texts stored, at least one item', async () => {
+      await store.createEndpoint({ name: 'paged', createdAt: 1, settings: {} });
+      for (const [i, id] of ['p1', 'p2', 'p3'].entries())
+        await store.insertCrudItem('paged', '/paged', crudItem(id, i), caps);
+      const text = (id: string) => JSON.stringify(crudItem(id, 0).data);
+      const whole = `[${text('p3')},${text('p2')},${text('p1')}]`;
+      const all = await store.listCrudPage('paged', '/paged', 10, 0, whole.length);
+      assert.deepEqual(all, { texts: [text('p3'), text('p2'), text('p1')], bytes: whole.length, total: 3 });
+      const two = await store.listCrudPage('paged', '/paged', 10, 0, whole.length - 1);
+      assert.deepEqual(two.texts, [text('p3'), text('p2')]);
+      assert.equal(two.bytes, `[${text('p3')},${text('p2')}]`.length);
+      assert.deepEqual((await store.listCrudPage('paged', '/paged', 10, 2, 1)).texts, [text('p1')]);
+      assert.deepEqual((await store.listCrudPage('paged', '/paged', 1, 0, 1 << 20)).texts, [text('p3')]);
+      assert.deepEqual(await store.listCrudPage('paged', '/none', 10, 0, 100), {
+        texts: [],
+        bytes: 2,
+        total: 0,
+      });
+    });
+
     it('CRUD items: two creations of one id at once store it once', async () => {
       const results = await Promise.all(
         [1, 2, 3, 4].map((n) => store.insertCrudItem('shop', '/race', crudItem('same', n, { n }), caps)),

@@ -1,0 +1,18 @@
+/** The bytes of a Server-Sent Event, made once per event whatever the number of streams it goes to. */
+
+const frames = new WeakMap<object, Buffer>();
+
+/** `event: <name>` and `data: <json>`, as bytes. */
+export function sseFrame(event: string, data: unknown): Buffer {
+  return Buffer.from(`event: ${event}\ndata: ${JSON.stringify(data ?? null)}\n\n`, 'utf8');
+}
+
+/**
+ * The frame of `e`, serialised on first use and shared by every stream it is written to (the bus
+ * hands the same event object to every listener).
+ */
+export function eventFrame(e: { name: string; data: unknown }): Buffer {
+  let f = frames.get(e);
+  if (!f) frames.set(e, (f = sseFrame(e.name, e.data)));
+  return f;
+}
