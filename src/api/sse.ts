@@ -8,6 +8,7 @@
  * destroyed), or the connection was already gone when the stream was opened.
  */
 import type { ServerResponse } from 'node:http';
+import { resetConnection } from '../http/index.js';
 import { sseFrame } from './sse-frame.js';
 import type { SseHub } from './sse-hub.js';
 
@@ -69,16 +70,7 @@ export function openSse(res: ServerResponse, opts: SseOptions = {}): SseStream {
    */
   function cut(): void {
     release();
-    const socket = res.socket;
-    if (socket && !socket.destroyed) {
-      try {
-        socket.resetAndDestroy();
-        return;
-      } catch {
-        /* not a plain TCP handle */
-      }
-    }
-    res.destroy();
+    resetConnection(res);
   }
 
   /**

@@ -70,3 +70,21 @@ export function createNodeServer(
   server.setTimeout(0); // Fastify's connectionTimeout default: none
   return server;
 }
+
+/**
+ * Resets a response's connection (RST) rather than ending it: a polite end would wait behind the bytes
+ * a reader left unread and keep them in the process and the kernel. A socket that cannot be reset
+ * (TLS) is destroyed.
+ */
+export function resetConnection(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket && !socket.destroyed) {
+    try {
+      socket.resetAndDestroy();
+      return;
+    } catch {
+      /* not a plain TCP handle (TLS) */
+    }
+  }
+  res.destroy();
+}

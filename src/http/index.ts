@@ -40,6 +40,7 @@ export { routeUpgrades, upgradeOf, type Upgrade } from './upgrade.js';
 export {
   capConnectionsPerIp,
   createNodeServer,
+  resetConnection,
   serverTimeoutOptions,
   type ServerTimeouts,
 } from './connections.js';

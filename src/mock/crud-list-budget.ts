@@ -9,6 +9,7 @@
  * not handed over after REQUEST_TIMEOUT has its connection reset, which frees its bytes.
  */
 import type { ServerResponse } from 'node:http';
+import { resetConnection } from '../http/index.js';
 
 export interface CrudListBudgetOptions {
   /** Bytes of list answers being written at once, all clients together. */
@@ -61,7 +62,7 @@ export class CrudListBudget {
     // the way) gives its bytes back at the deadline all the same.
     const deadline = setTimeout(() => {
       release();
-      if (writing && !writing.writableFinished) cut(writing);
+      if (writing && !writing.writableFinished) resetConnection(writing);
     }, this.o.writeTimeoutMs);
     deadline.unref();
     return {
@@ -88,18 +89,4 @@ export class CrudListBudget {
     if (left > 0) this.byIp.set(ip, left);
     else this.byIp.delete(ip);
   }
-}
-
-/** Resets the connection: a polite end would wait behind the unread bytes and keep them. */
-function cut(res: ServerResponse): void {
-  const socket = res.socket;
-  if (socket && !socket.destroyed) {
-    try {
-      socket.resetAndDestroy();
-      return;
-    } catch {
-      /* not a plain TCP handle (TLS) */
-    }
-  }
-  res.destroy();
 }
