@@ -77,6 +77,21 @@ describe('dashboard in Chromium', { skip: browserSkip() }, () => {
     await page.click('a[href="/endpoints/shop/requests"]');
   });
 
+  it('puts the path form first with a curl line, and the empty log shows the curl line to send one', async () => {
+    const empty = page.getByTestId('empty-log');
+    await empty.waitFor(WAIT);
+    assert.match(await empty.innerText(), new RegExp(`curl ${app.url.replace(/[.]/g, '\\.')}/e/shop/`));
+    await page.goto(app.url + '/');
+    const row = page.getByTestId('endpoint-shop');
+    await row.waitFor(WAIT);
+    const codes = await row.locator('td.urls code').allInnerTexts();
+    assert.equal(codes[0], `${app.url}/e/shop/`, 'the path form first');
+    assert.equal(codes[1], `curl ${app.url}/e/shop/`);
+    assert.match(codes[2]!, /^http:\/\/shop\.localhost:\d+\/$/, 'the sub-domain form after it');
+    assert.match(await row.getByTestId('url-host').innerText(), /browsers and curl resolve/);
+    await page.click('a[href="/endpoints/shop/requests"]');
+  });
+
   it('shows a new request live, newest first, and its detail with JSON, headers and query', async () => {
     await page.getByTestId('request-log').waitFor(WAIT);
     await page.waitForTimeout(500); // the event stream connects

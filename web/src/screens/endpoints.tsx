@@ -5,7 +5,11 @@ import { navigate } from '../router';
 import type { Endpoint } from '../types';
 import { ConfirmButton, CopyButton, ErrorBox, Link } from '../ui';
 
-/** The endpoint's two URLs on the port this page was loaded from. */
+/**
+ * The endpoint's two URLs on the port this page was loaded from. The path form comes first: every
+ * client reaches it; `<name>.localhost` only browsers and curl resolve (Node's fetch, Python and Java
+ * do not).
+ */
 export function endpointUrls(ep: Pick<Endpoint, 'host' | 'path'>): { host: string; path: string } {
   const port = location.port ? ':' + location.port : '';
   return { host: `${location.protocol}//${ep.host}${port}/`, path: `${location.origin}${ep.path}` };
@@ -94,11 +98,16 @@ export function Endpoints() {
                     </td>
                     <td class="num">{ep.requestCount ?? '–'}</td>
                     <td class="urls">
-                      <div>
-                        <code>{urls.host}</code> <CopyButton text={urls.host} />
-                      </div>
-                      <div>
+                      <div data-testid="url-path">
                         <code>{urls.path}</code> <CopyButton text={urls.path} />
+                      </div>
+                      <div data-testid="url-curl">
+                        <code>curl {urls.path}</code>{' '}
+                        <CopyButton text={`curl ${urls.path}`} label="Copy curl" />
+                      </div>
+                      <div data-testid="url-host" class="muted small">
+                        <code>{urls.host}</code> <CopyButton text={urls.host} /> browsers and curl resolve{' '}
+                        <code>*.localhost</code>; other clients need the path form above
                       </div>
                     </td>
                     <td>

@@ -7,7 +7,7 @@ import { memo } from 'preact/compat';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc, openEvents } from '../api';
 import { entryDate, entryMs, type Entry, type Page } from '../types';
-import { ConfirmButton, ErrorBox, formatTime } from '../ui';
+import { ConfirmButton, CopyButton, ErrorBox, formatTime } from '../ui';
 import { RequestDetail } from './detail';
 import { BEHAVIORS, filterQuery, hasFilters, NO_FILTERS, passes, type Filters } from './log-filters';
 
@@ -44,6 +44,17 @@ const Row = memo(function Row(props: { e: Entry; selected: boolean; onSelect: (i
     </tr>
   );
 });
+
+/** The empty log says how to send the first request: the path-form URL as a curl line to copy. */
+function EmptyLog(props: { ep: string }) {
+  const line = `curl ${location.origin}/e/${enc(props.ep)}/`;
+  return (
+    <span data-testid="empty-log">
+      No requests yet: send one to this endpoint, e.g. <code>{line}</code>{' '}
+      <CopyButton text={line} label="Copy curl" />
+    </span>
+  );
+}
 
 export function RequestLog(props: { ep: string }) {
   const { ep } = props;
@@ -296,13 +307,7 @@ export function RequestLog(props: { ep: string }) {
             </tbody>
           </table>
           <div ref={sentinel} class="sentinel muted small">
-            {loading
-              ? 'Loading…'
-              : more
-                ? ' '
-                : rows.length === 0
-                  ? 'No requests yet: send one to this endpoint.'
-                  : 'End of history.'}
+            {loading ? 'Loading…' : more ? ' ' : rows.length === 0 ? <EmptyLog ep={ep} /> : 'End of history.'}
           </div>
         </div>
       </section>
