@@ -85,6 +85,22 @@ try {
   } finally {
     served.kill('SIGKILL');
   }
+  // mockingbird-server/testing from the installed package: a server of its own, stopped again.
+  const script = [
+    `const { startMockingbird } = await import(${JSON.stringify(join(pkg, 'dist', 'testing', 'index.js'))});`,
+    'const mb = await startMockingbird();',
+    'const r = await fetch(mb.url + "/e/echo/testing");',
+    'if (r.status !== 200) throw new Error("echo answered " + r.status);',
+    'await mb.client.endpoints();',
+    'await mb.stop();',
+  ].join('\n');
+  const testing = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: work,
+    env,
+    encoding: 'utf8',
+  });
+  assert.equal(testing.status, 0, testing.stderr);
+  say('mockingbird-server/testing: startMockingbird() from the installed package');
   say(`passed in ${Math.round((Date.now() - started) / 1000)} s`);
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -67,8 +67,20 @@ export async function configCommand(
     const message =
       err instanceof ConfigFileError
         ? err.message
-        : `${command} failed: ${err instanceof Error ? err.message : String(err)}`;
+        : `${command} ${command === 'import' ? 'into' : 'from'} ${server} failed: ${reason(err)}`;
     io.err(`mockingbird: ${message}\n`);
     return 1;
   }
+}
+
+/** What went wrong, said so that a person can act: a connection failure names its cause and the fix. */
+function reason(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  // fetch() says only "fetch failed"; the cause (ECONNREFUSED, ENOTFOUND, …) is what tells.
+  if (err instanceof TypeError && err.cause instanceof Error)
+    return (
+      `no Mockingbird server answers there (${err.cause.message}): start one with \`mockingbird serve\`, ` +
+      `or name it with --server URL`
+    );
+  return err.message;
 }

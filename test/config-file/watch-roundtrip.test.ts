@@ -126,4 +126,22 @@ describe('export and import', () => {
     assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /--api-key KEY or MOCKINGBIRD_API_KEY/);
   });
+
+  it('a server that does not answer, or refuses the key, is named in the error', async () => {
+    const closed = 'http://127.0.0.1:1';
+    const none = await runCli(['export', '--server', closed], { MOCKINGBIRD_API_KEY: ADMIN_KEY });
+    assert.equal(none.code, 1);
+    assert.match(
+      none.stderr,
+      /^mockingbird: export from http:\/\/127\.0\.0\.1:1 failed: no Mockingbird server answers there \(.+\): start one with `mockingbird serve`/,
+    );
+    const wrong = await runCli(['export', '--server', a.url], {
+      MOCKINGBIRD_API_KEY: 'mb_wrong_key_0123456789abcdef0123456789',
+    });
+    assert.equal(wrong.code, 1);
+    assert.match(
+      wrong.stderr,
+      new RegExp(`^mockingbird: export from ${a.url.replace(/[.]/g, '\\.')} failed: `),
+    );
+  });
 });
