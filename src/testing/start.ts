@@ -77,7 +77,8 @@ export async function startMockingbird(opts: StartOptions = {}): Promise<Started
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`startMockingbird: no answer within ${opts.timeoutMs ?? 20_000} ms\n${output}`)),
+        () =>
+          reject(new Error(`startMockingbird: no answer within ${opts.timeoutMs ?? 20_000} ms\n${output}`)),
         opts.timeoutMs ?? 20_000,
       );
       const read = (chunk: Buffer): void => {
