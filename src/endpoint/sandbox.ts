@@ -16,7 +16,7 @@
  * 404s and 503s carry it too, and the endpoint routes add it to the answer's own headers.
  */
 import type { ServerResponse } from 'node:http';
-import { headerValues, type Answer, type AnswerHeaders } from '../http/index.js';
+import { headerMap, headerValues, type Answer, type AnswerHeaders } from '../http/index.js';
 import { PATH_FORM_PREFIX } from './dispatch.js';
 
 /** The policy: an opaque origin; scripts, forms, pop-ups, dialogs and downloads still work. */
@@ -56,7 +56,8 @@ export function takeSandbox(res: ServerResponse): boolean {
 /** `a` with the sandbox policy added to its headers, its own policies (any letter case) kept before it. */
 export function sandboxed(a: Answer): Answer {
   let own: string[] | undefined;
-  const headers: AnswerHeaders = {};
+  // The answer's names may be a peer's (`__proto__` included): a map without a prototype keeps them data.
+  const headers = headerMap();
   for (const [k, v] of Object.entries(a.headers)) {
     if (k.length === CSP.length && k.toLowerCase() === CSP) (own ??= []).push(...headerValues(v));
     else headers[k] = v;

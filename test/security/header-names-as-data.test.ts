@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
-import { adminAuth, startApp } from '../helpers/app.js';
+import { ALLOW_LOOPBACK, adminAuth, startApp } from '../helpers/app.js';
 import { call, createEndpoint } from '../api/api-helpers.js';
 import { until } from '../helpers/until.js';
 import { historyOf, proxyApp, rawValues, send, upstream } from '../proxy/proxy-helpers.js';
@@ -105,7 +105,7 @@ test('a sync callout whose target answers __proto__, constructor, toString heade
     res.end('called');
   });
   t.after(() => up.close());
-  const app = await startApp({}, { listen: true });
+  const app = await startApp({ ...ALLOW_LOOPBACK }, { listen: true }); // the callout target is on loopback
   t.after(() => app.stop());
   await createEndpoint(app, 'shop');
   const rule = {
