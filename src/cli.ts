@@ -4,10 +4,10 @@
  * `export`, `import`, `--help`, `--version`.
  * A bad setting stops the start with one line on stderr and exit code 2.
  */
-// First, before the rest of the service loads: a Node line we do not run on stops here with one line
-// (supported-node.ts); then tick-shape.ts.
-import './supported-node.js';
+// First, before the rest of the service loads: tick-shape.ts (it must be the first module evaluated);
+// then a Node line we do not run on stops here with one line (supported-node.ts).
 import './tick-shape.js';
+import './supported-node.js';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, SETTINGS, loadConfig, type Config } from './config.js';
