@@ -22,7 +22,11 @@ export interface StartOptions {
   apiKey?: string;
   /** A configuration file of endpoints to load (`--config`). */
   config?: string;
-  /** More environment for the server (settings such as `PROXY_ALLOW`, `LOG_LEVEL`). */
+  /**
+   * More environment for the server (settings such as `PROXY_ALLOW`, `DATABASE_URL`). It gets this
+   * process's environment less DATABASE_URL, REDIS_URL, DATA_DIR, PORT, HOST, BASE_DOMAIN,
+   * MOCKINGBIRD_CONFIG and MOCKINGBIRD_API_KEY, which it takes only from here.
+   */
   env?: Record<string, string>;
   /** How long the start may take before it is given up (ms, default 20000). */
   timeoutMs?: number;
@@ -39,6 +43,22 @@ export interface StartedMockingbird {
   stop(): Promise<void>;
 }
 
+/**
+ * Settings of this process's environment the server does not take: a test run's server has its own
+ * port, data and key, and a developer's DATABASE_URL or REDIS_URL must not point it at their database
+ * (give them in `env` to use them).
+ */
+const NOT_INHERITED = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'DATA_DIR',
+  'PORT',
+  'HOST',
+  'BASE_DOMAIN',
+  'MOCKINGBIRD_CONFIG',
+  'MOCKINGBIRD_API_KEY',
+];
+
 /** The CLI beside this module: dist/cli.js when installed, src/cli.ts (through tsx) in the sources. */
 function cliCommand(): string[] {
   const built = fileURLToPath(new URL('../cli.js', import.meta.url));
@@ -52,9 +72,11 @@ export async function startMockingbird(opts: StartOptions = {}): Promise<Started
   const key = opts.apiKey ?? `mb_${randomBytes(32).toString('base64url')}`;
   const args = [...cliCommand(), 'serve', '--port', String(opts.port ?? 0), '--host', '127.0.0.1'];
   if (opts.config !== undefined) args.push('--config', opts.config);
+  const inherited = { ...process.env };
+  for (const name of NOT_INHERITED) delete inherited[name];
   const child = spawn(process.execPath, args, {
     env: {
-      ...process.env,
+      ...inherited,
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
       ...opts.env,

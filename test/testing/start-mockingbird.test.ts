@@ -37,29 +37,40 @@ test(
   },
 );
 
-test('a given data folder and key are used, and the folder is kept', { timeout: 60_000 }, async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mb-start-own-'));
-  const key = 'mb_given_key_for_the_test_run_0123456789abc';
-  try {
-    const mb = await startMockingbird({
-      dataDir,
-      apiKey: key,
-      config: 'examples/mockingbird.yaml',
-      env: { PROXY_ALLOW: '127.0.0.0/8' },
+test(
+  'a given data folder and key are used, and the folder is kept; DATABASE_URL is not inherited',
+  { timeout: 60_000 },
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mb-start-own-'));
+    const key = 'mb_given_key_for_the_test_run_0123456789abc';
+    // A developer's database in this process's environment: the test run's server keeps to its own folder.
+    const saved = process.env['DATABASE_URL'];
+    process.env['DATABASE_URL'] = 'postgres://nobody@127.0.0.1:9/not-this-one';
+    t.after(() => {
+      if (saved === undefined) delete process.env['DATABASE_URL'];
+      else process.env['DATABASE_URL'] = saved;
     });
     try {
-      assert.equal(mb.key, key);
-      assert.ok(existsSync(join(dataDir, 'mockingbird.db')));
-      const user = await fetch(`${mb.url}/e/users/users/42`);
-      assert.equal(((await user.json()) as { id: string }).id, '42', 'the configuration file was loaded');
+      const mb = await startMockingbird({
+        dataDir,
+        apiKey: key,
+        config: 'examples/mockingbird.yaml',
+        env: { PROXY_ALLOW: '127.0.0.0/8' },
+      });
+      try {
+        assert.equal(mb.key, key);
+        assert.ok(existsSync(join(dataDir, 'mockingbird.db')));
+        const user = await fetch(`${mb.url}/e/users/users/42`);
+        assert.equal(((await user.json()) as { id: string }).id, '42', 'the configuration file was loaded');
+      } finally {
+        await mb.stop();
+      }
+      assert.ok(existsSync(join(dataDir, 'mockingbird.db')), 'a folder it did not make is kept');
     } finally {
-      await mb.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
-    assert.ok(existsSync(join(dataDir, 'mockingbird.db')), 'a folder it did not make is kept');
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 test(
   'a server that cannot start rejects with its message and leaves nothing behind',
