@@ -44,13 +44,19 @@ export class CrudTable {
       .limit(limit)
       .offset(offset)
       .execute();
+    const total = await this.count(endpoint, collection);
+    return { items: rows.map(item), total };
+  }
+
+  /** How many items the collection holds. */
+  private async count(endpoint: string, collection: string): Promise<number> {
     const n = await this.db
       .selectFrom('crud_items')
       .select((eb) => eb.fn.countAll().as('n'))
       .where('endpoint', '=', endpoint)
       .where('collection', '=', collection)
       .executeTakeFirstOrThrow();
-    return { items: rows.map(item), total: Number(n.n) };
+    return Number(n.n);
   }
 
   /**
@@ -102,13 +108,8 @@ export class CrudTable {
       bytes += size + (texts.length === 0 ? 0 : 1);
       texts.push(data);
     }
-    const n = await this.db
-      .selectFrom('crud_items')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('endpoint', '=', endpoint)
-      .where('collection', '=', collection)
-      .executeTakeFirstOrThrow();
-    return { texts, bytes: bytes + 1, total: Number(n.n) };
+    const total = await this.count(endpoint, collection);
+    return { texts, bytes: bytes + 1, total };
   }
 
   async get(endpoint: string, collection: string, id: string): Promise<CrudItem | undefined> {
