@@ -191,3 +191,14 @@ test('state, keys, blobs and the API document', async () => {
   const doc = await mb.openapi();
   assert.equal(typeof doc.openapi, 'string');
 });
+
+test('url() is the path form, which Node’s own fetch reaches (no *.localhost name to resolve)', async () => {
+  const shop = await mb.createEndpoint('client-url');
+  assert.equal(shop.url(), `${app.url}/e/client-url`);
+  assert.equal(shop.url('/users/7'), `${app.url}/e/client-url/users/7`);
+  assert.equal(shop.url('users/7?x=1'), `${app.url}/e/client-url/users/7?x=1`);
+  const res = await fetch(shop.url('/users/7?x=1'));
+  await res.arrayBuffer();
+  assert.equal((await shop.waitForRequest({ method: 'GET' }, { timeout: 2000 })).path, '/users/7?x=1');
+  await mb.deleteEndpoint('client-url');
+});

@@ -3,8 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, download, enc } from '../api';
 import { curlCommand } from '../curl';
 import { Body } from '../json-view';
-import { entryDate, entryMs, type Entry } from '../types';
+import { entryDate, entryMs, type Entry, type Rule } from '../types';
 import { CopyButton, ErrorBox } from '../ui';
+import { ruleName } from './rule-names';
 
 function HeaderTable(props: { headers: Record<string, string | string[]> | undefined }) {
   const rows = Object.entries(props.headers ?? {});
@@ -30,7 +31,8 @@ const header = (h: Record<string, string | string[]> | undefined, name: string):
   return Array.isArray(v) ? v[0] : v;
 };
 
-export function RequestDetail(props: { ep: string; id: string; onClose: () => void }) {
+/** `rules`: the endpoint's rules as the log holds them (null while they load), to name the rule. */
+export function RequestDetail(props: { ep: string; id: string; rules: Rule[] | null; onClose: () => void }) {
   const { ep, id } = props;
   const [entry, setEntry] = useState<Entry | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -77,7 +79,16 @@ export function RequestDetail(props: { ep: string; id: string; onClose: () => vo
           {entry.responseName ? ` (${entry.responseName})` : ''}
         </dd>
         <dt>Rule</dt>
-        <dd class="mono">{entry.rule.matched ? (entry.rule.ruleId ?? 'matched') : 'none'}</dd>
+        <dd data-testid="detail-rule">
+          {entry.rule.matched ? (
+            <>
+              {ruleName(props.rules, entry.rule.ruleId).label}
+              {entry.rule.ruleId && <div class="mono small muted">{entry.rule.ruleId}</div>}
+            </>
+          ) : (
+            'none'
+          )}
+        </dd>
         <dt>Received</dt>
         <dd>{new Date(entryDate(entry)).toLocaleString()}</dd>
         <dt>Time taken</dt>

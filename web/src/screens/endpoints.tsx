@@ -92,11 +92,11 @@ export function Endpoints() {
                 const urls = endpointUrls(ep);
                 return (
                   <tr key={ep.name} data-testid={`endpoint-${ep.name}`}>
-                    <td>
+                    <td class="name">
                       <Link href={`/endpoints/${enc(ep.name)}/requests`}>{ep.name}</Link>
                       <div class="muted small">{ep.plan}</div>
                     </td>
-                    <td class="num">{ep.requestCount ?? '–'}</td>
+                    <td class="num count">{ep.requestCount ?? '–'}</td>
                     <td class="urls">
                       <div data-testid="url-path">
                         <code>{urls.path}</code> <CopyButton text={urls.path} />
@@ -110,7 +110,7 @@ export function Endpoints() {
                         <code>*.localhost</code>; other clients need the path form above
                       </div>
                     </td>
-                    <td>
+                    <td class="actions">
                       {!ep.builtIn && (
                         <ConfirmButton
                           label="Delete"

@@ -10,12 +10,20 @@ import { entryDate, entryMs, type Entry, type Page } from '../types';
 import { ConfirmButton, CopyButton, ErrorBox, formatTime } from '../ui';
 import { RequestDetail } from './detail';
 import { BEHAVIORS, filterQuery, hasFilters, NO_FILTERS, passes, type Filters } from './log-filters';
+import { ruleName, useRules } from './rule-names';
 
 const PAGE = 50;
 const MAX_ROWS = 1000;
 const FLUSH_MS = 50;
 
-const Row = memo(function Row(props: { e: Entry; selected: boolean; onSelect: (id: string) => void }) {
+/** One row; the rule's name comes as text (a new rules list re-renders only rows whose name changed). */
+const Row = memo(function Row(props: {
+  e: Entry;
+  ruleLabel: string;
+  ruleTitle: string;
+  selected: boolean;
+  onSelect: (id: string) => void;
+}) {
   const { e } = props;
   return (
     <tr
@@ -29,18 +37,20 @@ const Row = memo(function Row(props: { e: Entry; selected: boolean; onSelect: (i
       }}
     >
       <td class="time">{formatTime(entryDate(e))}</td>
-      <td>
+      <td class="method-cell">
         <span class={`method m-${e.method.toLowerCase()}`}>{e.method}</span>
       </td>
       <td class="path" title={e.path}>
         {e.path}
       </td>
-      <td>
+      <td class="status-cell">
         <span class={`status s${String(e.status)[0]}`}>{e.status}</span>
       </td>
-      <td>{e.behavior}</td>
-      <td class="mono small">{e.rule.matched ? (e.rule.ruleId ?? 'yes').slice(0, 8) : '–'}</td>
-      <td class="num">{entryMs(e)} ms</td>
+      <td class="behavior">{e.behavior}</td>
+      <td class="rule" data-testid="row-rule" title={props.ruleTitle}>
+        {props.ruleLabel}
+      </td>
+      <td class="num took">{entryMs(e)} ms</td>
     </tr>
   );
 });
@@ -66,6 +76,9 @@ export function RequestLog(props: { ep: string }) {
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [live, setLive] = useState(true);
+  const liveRef = useRef(live);
+  liveRef.current = live;
+  const [rules, reloadRules] = useRules(ep);
   const pending = useRef<Entry[]>([]);
   const timer = useRef<number | undefined>(undefined);
   const filtersRef = useRef(filters);
@@ -125,9 +138,9 @@ export function RequestLog(props: { ep: string }) {
     void reload(filters);
   }, [filters, reload]);
 
-  // Live entries: collected as they come, rendered together every FLUSH_MS.
+  // One event stream per page. Live entries (while `live` is ticked) are collected as they come and
+  // rendered together every FLUSH_MS; a rule event refreshes the rules the log names.
   useEffect(() => {
-    if (!live) return undefined;
     const flush = () => {
       timer.current = undefined;
       const fresh = pending.current;
@@ -148,18 +161,23 @@ export function RequestLog(props: { ep: string }) {
     const close = openEvents(ep, {
       'request.created': (data) => {
         const e = data as Entry | undefined;
-        if (!e || !passes(filtersRef.current, e)) return;
+        if (!liveRef.current || !e || !passes(filtersRef.current, e)) return;
         pending.current.push(e);
         timer.current ??= window.setTimeout(flush, FLUSH_MS);
       },
       'requests.deleted': () => void reload(filtersRef.current),
+      'rule.created': reloadRules,
+      'rule.updated': reloadRules,
+      'rule.deleted': reloadRules,
+      'rules.deleted': reloadRules,
+      'rules.reordered': reloadRules,
     });
     return () => {
       close();
       if (timer.current !== undefined) clearTimeout(timer.current);
       timer.current = undefined;
     };
-  }, [ep, live, reload]);
+  }, [ep, reload, reloadRules]);
 
   // Infinite scroll: the sentinel below the table asks for the next page when it comes into view.
   const sentinel = useRef<HTMLDivElement>(null);
@@ -301,9 +319,21 @@ export function RequestLog(props: { ep: string }) {
               </tr>
             </thead>
             <tbody>
-              {rows.map((e) => (
-                <Row key={e.id} e={e} selected={e.id === selected} onSelect={setSelected} />
-              ))}
+              {rows.map((e) => {
+                const name = e.rule.matched
+                  ? ruleName(rules, e.rule.ruleId)
+                  : { label: '–', title: 'no rule' };
+                return (
+                  <Row
+                    key={e.id}
+                    e={e}
+                    ruleLabel={name.label}
+                    ruleTitle={name.title}
+                    selected={e.id === selected}
+                    onSelect={setSelected}
+                  />
+                );
+              })}
             </tbody>
           </table>
           <div ref={sentinel} class="sentinel muted small">
@@ -311,7 +341,7 @@ export function RequestLog(props: { ep: string }) {
           </div>
         </div>
       </section>
-      {selected && <RequestDetail ep={ep} id={selected} onClose={() => setSelected(null)} />}
+      {selected && <RequestDetail ep={ep} id={selected} rules={rules} onClose={() => setSelected(null)} />}
     </div>
   );
 }

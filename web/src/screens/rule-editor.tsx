@@ -1,8 +1,10 @@
 /**
  * Creates or edits one rule: a form for the method, the conditions and a mock action, and a JSON tab
  * for everything (other action types included). The API validates; its messages are shown as given.
+ * Save and Cancel sit in a bar that sticks to the bottom of the window while the form runs past it, so
+ * that they are in view however long the rule is.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Condition, HeaderItem, Rule } from '../types';
 import { ErrorBox } from '../ui';
@@ -66,6 +68,13 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const base = `/endpoints/${enc(props.ep)}/rules`;
+  const top = useRef<HTMLElement>(null);
+
+  // Opened from a list scrolled down, the editor would start above the window: bring its top into view.
+  useEffect(() => {
+    const el = top.current;
+    if (el && el.getBoundingClientRect().top < 0) el.scrollIntoView({ block: 'start' });
+  }, []);
 
   const toJsonTab = () => {
     setJson(JSON.stringify(toBody(draft), null, 2));
@@ -114,7 +123,7 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
     setAction({ headers: headers.map((old, j) => (j === i ? { ...old, ...h } : old)) });
 
   return (
-    <section class="card" data-testid="rule-editor">
+    <section class="card" data-testid="rule-editor" ref={top}>
       <div class="row between">
         <h2>{props.rule ? 'Edit rule' : 'New rule'}</h2>
         <div class="tabs small-tabs">
@@ -362,14 +371,16 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
             )}
           </>
         )}
-        <ErrorBox error={error} />
-        <div class="row">
-          <button type="submit" disabled={busy} data-testid="save-rule">
-            Save
-          </button>
-          <button type="button" class="plain" onClick={props.onDone}>
-            Cancel
-          </button>
+        <div class="editor-actions" data-testid="editor-actions">
+          <ErrorBox error={error} />
+          <div class="row">
+            <button type="submit" disabled={busy} data-testid="save-rule">
+              Save
+            </button>
+            <button type="button" class="plain" onClick={props.onDone} data-testid="cancel-rule">
+              Cancel
+            </button>
+          </div>
         </div>
       </form>
     </section>
