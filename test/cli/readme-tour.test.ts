@@ -11,17 +11,26 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveCli } from '../helpers/cli.js';
+import { shellBlocks } from '../helpers/doc-blocks.js';
 
 const KEY = 'mb_test_key_readme_tour_0123456789abcdef';
 const SEPARATOR = '<<<answer>>>';
 
-/** The shell blocks of the README's "A tour with curl" section, in order. */
+/**
+ * The shell blocks of the README's "A tour with curl" section marked as run by this test (`<!-- run:
+ * test/cli/readme-tour.test.ts -->`, test/helpers/doc-blocks.ts), in order.
+ */
 function tourBlocks(): string[] {
   const readme = readFileSync('README.md', 'utf8');
   const from = readme.indexOf('## A tour with curl');
   const to = readme.indexOf('\n## ', from + 1);
   assert.ok(from >= 0 && to > from, 'the README has its tour');
-  return [...readme.slice(from, to).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const fromLine = readme.slice(0, from).split('\n').length;
+  const toLine = readme.slice(0, to).split('\n').length;
+  return shellBlocks('README.md', readme)
+    .filter((b) => b.line > fromLine && b.line < toLine)
+    .filter((b) => b.marker.kind === 'run' && b.marker.path === 'test/cli/readme-tour.test.ts')
+    .map((b) => `${b.body}\n`);
 }
 
 /** Runs a README block with bash, every curl answer followed by a separator line; returns the answers. */
@@ -46,8 +55,9 @@ test("the README's curl tour answers as the README says", { timeout: 90_000 }, a
   const dataDir = mkdtempSync(join(tmpdir(), 'mb-tour-'));
   const server = await serveCli({ DATA_DIR: dataDir, MOCKINGBIRD_API_KEY: KEY });
   try {
-    const [echoBlock, apiBlock] = tourBlocks();
-    assert.ok(echoBlock && apiBlock);
+    const blocks = tourBlocks();
+    assert.equal(blocks.length, 2, 'the tour marks two blocks as run here: the echo, then the API');
+    const [echoBlock, apiBlock] = blocks as [string, string];
 
     const [echo] = run(echoBlock, server.port) as [Record<string, unknown>];
     assert.equal(echo['method'], 'POST');
