@@ -4,8 +4,7 @@
  * live `request.created` event. The rows, the history worker and the SQL are the store's (store/).
  */
 export { cut as capturedBody, historyEntry, sensitiveHeaders } from './entry.js';
-export { HistoryWriter, type HistoryWriterOptions, type HistoryWriterStats } from './history-writer.js';
-export type { HistoryCaps } from './history-cap.js';
+export { HistoryWriter, type HistoryWriterStats } from './history-writer.js';
 export {
   applyHistoryRetention,
   historyRetentionPolicy,
@@ -13,6 +12,6 @@ export {
   type HistoryRetentionOptions,
   type RetentionPolicy,
 } from './retention.js';
-export { startHistoryPurge, type HistoryPurge, type HistoryPurgeOptions } from './purge.js';
-export { startHistoryJobs, type HistoryJobsOptions } from './jobs.js';
+export { startHistoryPurge, type HistoryPurge } from './purge.js';
+export { startHistoryJobs } from './jobs.js';
 export { publishRequestEvents } from './request-events.js';
