@@ -32,7 +32,7 @@ const SPAN = 10 * DAY;
 
 const LIST_TARGET_MS = 100;
 const DELETE_TARGET_MS = 1000;
-/** Entries per purge transaction, as the server's purge job (src/store/purge.ts). */
+/** Entries per purge transaction, as the server's purge job (src/history/purge.ts). */
 const PURGE_CHUNK = 500;
 
 /** Deterministic pseudo-random numbers (mulberry32), so that both databases get the same data. */

@@ -1,9 +1,8 @@
 /**
- * The server's background jobs, started together and stopped together: the history purge (entries a
- * delete hid), the history retention, the purge of unused TOTP secrets and the CRUD items'
- * `crud.autoDelete`. Each runs on the shared job runner (src/jobs/). The retention's policy is
- * decided here, from the configuration and the plans, so that the store applies periods without
- * knowing where they come from.
+ * The server's background jobs, started together and stopped together: the history's (its retention
+ * and its purge, src/history/), the purge of unused TOTP secrets and the CRUD items'
+ * `crud.autoDelete`. Each runs on the shared job runner (src/jobs/). The history's retention reads
+ * each endpoint's period from its plan here: history/ takes the plan's answer, not the plans.
  */
 import type { AppContext } from './context.js';
 import type { Config } from './config.js';
@@ -13,24 +12,20 @@ import { effectiveSettings } from './mock/index.js';
 import { historyRetentionDaysOf, planNameOf } from './plans.js';
 import {
   applyHistoryRetention,
-  startHistoryPurge,
-  startHistoryRetention,
+  historyRetentionPolicy,
+  startHistoryJobs,
   type RetentionPolicy,
-} from './store/index.js';
+} from './history/index.js';
 import { startTotpJobs } from './totp/index.js';
 
 /** The retention the configuration asks for: its period and cap, shortened per endpoint by its plan. */
-export function historyRetentionPolicy(config: Config): RetentionPolicy {
-  return {
-    retentionDays: config.historyRetentionDays,
-    maxEntries: config.historyMaxEntries,
-    retentionFor: (ep) => historyRetentionDaysOf(config, ep),
-  };
+function retentionUnderPlans(config: Config): RetentionPolicy {
+  return historyRetentionPolicy(config, (ep) => historyRetentionDaysOf(config, ep));
 }
 
 /** Runs one retention pass now (ctx.now()); returns how many entries went. */
 export function pruneHistoryOnce(ctx: Pick<AppContext, 'store' | 'config' | 'now'>): Promise<number> {
-  return applyHistoryRetention(ctx.store, { now: ctx.now(), ...historyRetentionPolicy(ctx.config) });
+  return applyHistoryRetention(ctx.store, { now: ctx.now(), ...retentionUnderPlans(ctx.config) });
 }
 
 // ---- CRUD collections (issue 13 part 3) ----
@@ -74,8 +69,12 @@ function startCrudAutoDelete(ctx: AppContext): Job {
 export function startBackgroundJobs(ctx: AppContext): Job {
   const jobs = [
     startTotpJobs(ctx),
-    startHistoryRetention(ctx.store, ctx.log, { now: ctx.now, ...historyRetentionPolicy(ctx.config) }),
-    startHistoryPurge(ctx.store, ctx.log),
+    startHistoryJobs({
+      store: ctx.store,
+      log: ctx.log,
+      now: ctx.now,
+      retention: retentionUnderPlans(ctx.config),
+    }),
     startCrudAutoDelete(ctx),
   ];
   return {

@@ -1,7 +1,8 @@
 /** The services every capability receives from the server: built once at start, passed explicitly. */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
-import type { HistoryWriter, Store } from './store/index.js';
+import type { Store } from './store/index.js';
+import type { HistoryWriter } from './history/index.js';
 import type { RateLimiter } from './http/index.js';
 import type { EventBus } from './events/index.js';
 import type { CustomDomains, EndpointCache } from './endpoint/index.js';

@@ -38,11 +38,12 @@ import {
 } from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
 import { CalloutQueue, CrudListBudget, mockPipeline } from './mock/index.js';
-import { HistoryWriter, openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
+import { openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
+import { HistoryWriter, publishRequestEvents } from './history/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes } from './totp/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
-import { apiRoutes, ensureAdminKey, publishRequestEvents, SseHub } from './api/index.js';
+import { apiRoutes, ensureAdminKey, historyRecord, SseHub } from './api/index.js';
 import { startBackgroundJobs } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 import { OutboundClient } from './outbound/index.js';
@@ -175,7 +176,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     sse: new SseHub(config.sseMaxBufferedTotal),
     now: opts.now ?? Date.now,
   };
-  publishRequestEvents(ctx);
+  publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
 
   const generatedAdminKey = await ensureAdminKey(store, config.apiKey);
 

@@ -25,7 +25,6 @@ import { SESSION_PATH, sessionApi } from './session.js';
 
 export { authenticate, requireAdmin, requireEndpointAccess, type Principal } from './auth.js';
 export { createKey, ensureAdminKey, findKey, hashKey, listKeys, revokeKey } from './keys.js';
-export { publishRequestEvents } from './request-events.js';
 export { historyRecord } from './history-query.js';
 // What the configuration file loader applies through, so that a file and the API change an endpoint alike.
 export { changeSettings, createEndpoint, refuseBuiltIn } from './endpoints.js';

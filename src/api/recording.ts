@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { sensitiveHeaders } from '../endpoint/index.js';
+import { sensitiveHeaders } from '../history/index.js';
 import { AppError } from '../errors.js';
 import { appendRecordedRule, recordedRule, Rule } from '../mock/index.js';
 import { refuseBuiltIn } from './endpoints.js';

@@ -4,7 +4,8 @@
  * a CORS preflight answer or the echo document. Every answer carries the limit headers.
  */
 import type { AppContext } from '../context.js';
-import { sensitiveHeaders, type EndpointPipeline, type Outcome, type Step } from '../endpoint/index.js';
+import type { EndpointPipeline, Outcome, Step } from '../endpoint/index.js';
+import { sensitiveHeaders } from '../history/index.js';
 import {
   clientIp,
   corsHeaders,

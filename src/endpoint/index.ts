@@ -20,6 +20,5 @@ export {
   type Outcome,
   type Step,
 } from './pipeline.js';
-export { cut as capturedBody, historyEntry, sensitiveHeaders } from './record.js';
 export { CustomDomains, claimedDomain, customDomainProblem, normalizeDomain } from './custom-domains.js';
 export { EndpointCache, ENDPOINT_CACHE_MAX, RecordMemo } from './cache.js';

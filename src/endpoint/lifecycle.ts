@@ -28,7 +28,7 @@ import type { EndpointRecord } from '../store/index.js';
 import type { Target } from './dispatch.js';
 import { BUILT_IN_SETTINGS, endpointNameProblem } from './names.js';
 import { runSteps, type BeforeBody, type EndpointPipeline, type Outcome } from './pipeline.js';
-import { historyEntry, sensitiveHeaders } from './record.js';
+import { historyEntry, sensitiveHeaders } from '../history/index.js';
 
 const EMPTY = Buffer.alloc(0);
 

@@ -28,7 +28,8 @@
  * callout for async. MAX_HOPS bounds the chain whatever the ids.
  */
 import type { AppContext } from '../context.js';
-import { capturedBody, sensitiveHeaders, type Exchange, type Outcome } from '../endpoint/index.js';
+import type { Exchange, Outcome } from '../endpoint/index.js';
+import { capturedBody, sensitiveHeaders } from '../history/index.js';
 import type { ErrorCode } from '../errors.js';
 import { errorAnswer, HOP_BY_HOP, redactHeaders, TEXT_TYPE, withoutHopByHop } from '../http/index.js';
 import { HOP_HEADER, nextHopWithin, OutboundError, redactTargetUrl } from '../outbound/index.js';

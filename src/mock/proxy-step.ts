@@ -17,7 +17,8 @@ import { promisify } from 'node:util';
 import { pipeline } from 'node:stream';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { AppContext } from '../context.js';
-import { sensitiveHeaders, type Exchange, type Outcome, type Step } from '../endpoint/index.js';
+import type { Exchange, Outcome, Step } from '../endpoint/index.js';
+import { sensitiveHeaders } from '../history/index.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import { BodyTap, errorAnswer, hopByHopNames, withoutHopByHop, type AnswerHeaders } from '../http/index.js';
 import {

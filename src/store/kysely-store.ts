@@ -9,7 +9,7 @@ import { StateTable } from './state-table.js';
 import { CrudTable } from './crud-table.js';
 import { MtlsTable } from './mtls-table.js';
 import { HistoryTable, type BulkHistoryInsert } from './history-table.js';
-import { pruneHistoryRows } from './retention.js';
+import { pruneHistoryRows } from './history-prune.js';
 import { trimHistoryRows, type HistoryUsage } from './history-trim.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';

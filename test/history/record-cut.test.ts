@@ -1,7 +1,7 @@
-/** Bodies as the history keeps them (src/endpoint/record.ts `cut`): the first bytes up to the capture limit. */
+/** Bodies as the history keeps them (src/history/entry.ts `cut`): the first bytes up to the capture limit. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cut } from '../../src/endpoint/record.js';
+import { cut } from '../../src/history/entry.js';
 
 test('a body within the limit is kept whole; a longer one is cut at the limit in UTF-8 bytes', () => {
   const cases: [string | Buffer, number, string, boolean][] = [

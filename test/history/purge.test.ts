@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore, startHistoryPurge, type KyselyStore } from '../../src/store/index.js';
+import { startHistoryPurge } from '../../src/history/index.js';
+import { openSqliteStore, type KyselyStore } from '../../src/store/index.js';
 import { entry } from '../api/history-fixtures.js';
 import { until } from '../helpers/until.js';
 

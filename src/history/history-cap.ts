@@ -17,7 +17,7 @@
  * endpoint's whole time index (100,000 entries by default).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { NewHistoryEntry, Store } from './types.js';
+import type { NewHistoryEntry, Store } from '../store/index.js';
 
 export interface HistoryCaps {
   maxEntries: number;

@@ -5,7 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HistoryWriter, type NewHistoryEntry, type Store } from '../../src/store/index.js';
+import { HistoryWriter } from '../../src/history/index.js';
+import type { NewHistoryEntry, Store } from '../../src/store/index.js';
 import { entry } from '../api/history-fixtures.js';
 
 const MB = 1024 * 1024;

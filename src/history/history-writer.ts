@@ -11,8 +11,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { EndpointHistoryCap, type HistoryCaps } from './history-cap.js';
-import { entryWeight } from './history-size.js';
-import type { NewHistoryEntry, Store } from './types.js';
+import { entryWeight, type NewHistoryEntry, type Store } from '../store/index.js';
 
 export interface HistoryWriterOptions {
   /** Longest wait before a lone entry is written. */

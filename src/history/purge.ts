@@ -6,7 +6,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { startJob, type Job } from '../jobs/index.js';
-import type { Store } from './types.js';
+import type { Store } from '../store/index.js';
 
 export interface HistoryPurgeOptions {
   intervalMs?: number;

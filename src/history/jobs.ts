@@ -1,0 +1,29 @@
+/**
+ * The history's background jobs, started and stopped together: the retention (periods and caps,
+ * retention.ts) and the purge of entries a delete hid (purge.ts).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Job } from '../jobs/index.js';
+import type { Store } from '../store/index.js';
+import { startHistoryPurge } from './purge.js';
+import { startHistoryRetention, type RetentionPolicy } from './retention.js';
+
+export interface HistoryJobsOptions {
+  store: Pick<Store, 'pruneHistory' | 'listEndpoints' | 'deleteHistory' | 'purgeHistory'>;
+  log: Pick<FastifyBaseLogger, 'info' | 'error'>;
+  now: () => number;
+  retention: RetentionPolicy;
+}
+
+/** Starts the retention and the purge; stop() stops both and waits for the runs in flight. */
+export function startHistoryJobs(opts: HistoryJobsOptions): Job {
+  const jobs = [
+    startHistoryRetention(opts.store, opts.log, { now: opts.now, ...opts.retention }),
+    startHistoryPurge(opts.store, opts.log),
+  ];
+  return {
+    async stop() {
+      await Promise.all(jobs.map((j) => j.stop()));
+    },
+  };
+}
