@@ -97,8 +97,12 @@ try {
     join(project, 'package.json'),
     JSON.stringify({ name: 'recipes-check', private: true, type: 'module' }, null, 2),
   );
-  // Optional dependencies stay: Vitest's bundler loads its native binding from one.
+  // Optional dependencies stay: Vitest's bundler loads its native binding from one. From Node-API 10
+  // (Node 22.14+, 24) no package of this tree needs its install script: better-sqlite3 13 ships
+  // prebuilt, and the optional better-sqlite3 12, loaded only below Node-API 10, would be compiled from
+  // source for nothing (minutes on a CI machine).
   const args = ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund'];
+  if (Number(process.versions.napi) >= 10) args.push('--ignore-scripts');
   let t = Date.now();
   npm([...args, join(work, tarball), ...runners], project);
   say(`${tarball} and ${runners.join(', ')} installed with Node ${process.version} in ${secs(t)}`);
