@@ -26,7 +26,7 @@ test.beforeAll(async () => {
 test('the forecast request reaches the mock', async ({ request }) => {
   // In a real test the page under test calls the mock (its API base URL set to weather.url()).
   const res = await request.get(weather.url('/forecast/Lyon'));
-  expect(res).toBeOK();
+  await expect(res).toBeOK();
   expect(await res.json()).toEqual({ city: 'Lyon', sky: 'sunny' });
 
   const seen = await weather.waitForRequest({ path: '/forecast/Lyon' });
@@ -34,8 +34,8 @@ test('the forecast request reaches the mock', async ({ request }) => {
 });
 
 test('a second factor from the TOTP generator', async () => {
-  // The secret the test user was enrolled with; freshCode waits for the next step when this one ends
-  // within 5 s, and retries after a 429 as Retry-After says.
+  // The secret the test user was enrolled with. freshCode answers the current code, or the next step's
+  // when this one ends within 3 s; it retries a 429 after its Retry-After; all of it within 4 s.
   const { id } = await mb.totp.register({ issuer: 'ACME', secret: 'JBSWY3DPEHPK3PXP' });
   const code = await mb.totp.freshCode(id);
   expect(code).toMatch(/^\d{6}$/);

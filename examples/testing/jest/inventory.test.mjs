@@ -1,23 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Mockingbird, type EndpointClient } from 'mockingbird-server/client';
+import { Mockingbird } from 'mockingbird-server/client';
 
+// The server global-setup.mjs started for this run.
 const mb = new Mockingbird({
   baseUrl: process.env.MOCKINGBIRD_URL ?? 'http://127.0.0.1:8080',
   apiKey: process.env.MOCKINGBIRD_API_KEY,
 });
 
 // The code under test: it retries once when the inventory service answers 503.
-async function stockOf(baseUrl: string, sku: string): Promise<number> {
+async function stockOf(baseUrl, sku) {
   for (let attempt = 0; ; attempt++) {
     const res = await fetch(`${baseUrl}/stock/${sku}`);
     if (res.status === 503 && attempt === 0) continue;
     if (!res.ok) throw new Error(`inventory answered ${res.status}`);
-    return ((await res.json()) as { count: number }).count;
+    return (await res.json()).count;
   }
 }
 
 describe('stockOf', () => {
-  let inventory: EndpointClient;
+  let inventory;
 
   beforeAll(async () => {
     inventory = await mb.ensureEndpoint('inventory-jest');
@@ -44,6 +45,7 @@ describe('stockOf', () => {
     ]);
 
     expect(await stockOf(inventory.url(), 'A-1')).toBe(7);
-    await inventory.expectRequest({ method: 'GET', path: '/stock/A-1' }, { times: 2 });
+    const seen = await inventory.expectRequest({ method: 'GET', path: '/stock/A-1' }, { times: 2 });
+    expect(seen.map((entry) => entry.status)).toEqual([503, 200]);
   });
 });
