@@ -18,7 +18,7 @@ export interface AppContext {
   limiter: RateLimiter;
   events: EventBus;
   log: FastifyBaseLogger;
-  /** The endpoints the request path reads, invalidated by the API when they change. */
+  /** The endpoints the request path reads; it drops an endpoint when a change of it is announced. */
   endpoints: EndpointCache;
   /** Custom domains claimed by endpoints, read by the dispatch (one map lookup per request). */
   domains: CustomDomains;

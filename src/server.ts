@@ -38,6 +38,7 @@ import {
 } from './endpoint/index.js';
 import { echoPipeline } from './echo/index.js';
 import { CalloutQueue, CrudListBudget, mockPipeline } from './mock/index.js';
+import { appendRecordedRule } from './admin/index.js';
 import { openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
 import { HistoryWriter, publishRequestEvents } from './history/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
@@ -177,6 +178,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     now: opts.now ?? Date.now,
   };
   publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
+  // Every endpoint change a command announces drops the endpoint's cached entry (src/admin/).
+  ctx.endpoints.listen(events);
 
   const generatedAdminKey = await ensureAdminKey(store, config.apiKey);
 
@@ -197,7 +200,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // A WebSocket upgrade (the local tunnel's) is routed like any request, through the API's hooks.
   routeUpgrades(fastify.server, (req, res) => fastify.routing(req, res), isTunnelUpgrade);
   capConnectionsPerIp(fastify.server, config.maxConnectionsPerIp);
-  const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user: mockPipeline(ctx) };
+  // What the proxy records is appended by the same command as the API's recording route.
+  const user = mockPipeline(ctx, (ep, data) => appendRecordedRule(ctx, ep, data));
+  const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user };
   const lifecycle = endpointLifecycle(ctx, routing);
   await fastify.register(async (scope) => endpointRoutes(scope, lifecycle, config.captureLimit, log));
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });

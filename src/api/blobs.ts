@@ -12,10 +12,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { fileUploadParser, FileUpload } from '../http/index.js';
-import { blobsOf, ruleFromRecord } from '../mock/index.js';
-import type { BlobRecord, BlobRefusal } from '../store/index.js';
-import { refuseBuiltIn } from './endpoints.js';
-import { loadEndpoint } from './endpoint-access.js';
+import { deleteBlob, storeBlob } from '../admin/index.js';
 import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
 
 const TAGS = ['Blobs'];
@@ -51,29 +48,7 @@ function blobName(now: number, ext: string): string {
   return `res-body-${stamp}-${randomBytes(4).toString('hex')}.${ext}`;
 }
 
-/**
- * Stores a blob within BLOB_QUOTA and BLOB_QUOTA_TOTAL (the API's upload and a configuration file's
- * blobs alike): a blob that would pass either is refused before it is written, 413 naming the quota.
- * False when the endpoint already has a blob of that name.
- */
-export async function storeBlob(ctx: AppContext, blob: BlobRecord): Promise<boolean> {
-  const quota = { endpoint: ctx.config.blobQuota, total: ctx.config.blobQuotaTotal };
-  const put = await ctx.store.putBlob(blob, quota);
-  if (typeof put === 'object') throw quotaRefusal(blob.endpoint, blob.size, put);
-  return put;
-}
-
-/** The 413 for a blob of `size` bytes that a quota refused, naming the quota and what is held. */
-function quotaRefusal(endpoint: string, size: number, r: BlobRefusal): AppError {
-  const whose = r.why === 'endpoint_quota' ? `Endpoint "${endpoint}"'s blobs` : 'The blobs of all endpoints';
-  const setting = r.why === 'endpoint_quota' ? 'BLOB_QUOTA' : 'BLOB_QUOTA_TOTAL';
-  return new AppError(
-    'payload_too_large',
-    `${whose} hold ${r.used} bytes; ${size} more would pass ${setting} (${r.quota} bytes). Delete blobs first.`,
-    { details: [{ path: '/file', message: `Over ${setting}`, received: `${size} bytes` }] },
-  );
-}
-
+/** The blob routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.addContentTypeParser(
     'multipart/form-data',
@@ -81,8 +56,9 @@ export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<v
   );
 
   app.post<{ Params: { ep: string } }>(
-    '/endpoints/:ep/blobs',
+    '/blobs',
     {
+      config: { endpoint: { writable: true } },
       schema: {
         tags: TAGS,
         summary: 'Upload a response body (multipart field `file`)',
@@ -92,8 +68,7 @@ export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request, reply) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      refuseBuiltIn(ep);
+      const ep = request.endpoint;
       if (!(request.body instanceof FileUpload))
         throw new AppError('validation_error', 'Send the file as multipart/form-data, in the field "file".', {
           details: [{ path: '/file', message: 'Required' }],
@@ -114,7 +89,7 @@ export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<v
   );
 
   app.get<{ Params: { ep: string } }>(
-    '/endpoints/:ep/blobs',
+    '/blobs',
     {
       schema: {
         tags: TAGS,
@@ -125,8 +100,7 @@ export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      const data = (await ctx.store.listBlobs(ep.name)).map((b) => ({
+      const data = (await ctx.store.listBlobs(request.endpoint.name)).map((b) => ({
         blobPath: b.name,
         contentType: b.contentType,
         size: b.size,
@@ -137,7 +111,7 @@ export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<v
   );
 
   app.delete<{ Params: { ep: string; blobPath: string } }>(
-    '/endpoints/:ep/blobs/:blobPath',
+    '/blobs/:blobPath',
     {
       schema: {
         tags: TAGS,
@@ -148,18 +122,8 @@ export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
       const { blobPath } = request.params;
-      const users = (await ctx.store.listRules(ep.name))
-        .map(ruleFromRecord)
-        .filter((r) => blobsOf(r).includes(blobPath));
-      if (users.length > 0)
-        throw new AppError(
-          'conflict',
-          `The blob "${blobPath}" is answered by rule ${users.map((r) => r.id).join(', ')}; change or delete the rule first.`,
-        );
-      if (!(await ctx.store.deleteBlob(ep.name, blobPath)))
-        throw new AppError('not_found', `Endpoint "${ep.name}" has no blob "${blobPath}".`);
+      await deleteBlob(ctx, request.endpoint, blobPath);
       return { blobPath, deleted: true as const };
     },
   );

@@ -5,33 +5,25 @@
  *   GET    /endpoints/:ep/settings    every setting, defaults filled in
  *   PATCH  /endpoints/:ep/settings    merge; `plan` is admin-only and must name a known plan
  * A scoped key is refused (403) before an unknown endpoint is reported (404), so that it learns nothing
- * about other endpoints.
+ * about other endpoints (endpoint-scope.ts). Creating, deleting and changing settings are commands
+ * (src/admin/); these routes are their adapters.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-import {
-  claimedDomain,
-  customDomainProblem,
-  endpointNameProblem,
-  isBuiltIn,
-  normalizeDomain,
-} from '../endpoint/index.js';
+import { changeSettings, createEndpoint, deleteEndpoint } from '../admin/index.js';
+import { isBuiltIn } from '../endpoint/index.js';
 import {
   effectiveSettings,
-  mergeSettings,
   Settings,
   SettingsPatch,
   type SettingsPatch as SettingsPatchT,
 } from '../mock/index.js';
-import { planNameOf, planOf, plansFor } from '../plans.js';
-import { redactTargetUrl, targetProblem } from '../outbound/index.js';
-import { MTLS_NEEDS_TLS, tlsConfigured } from '../mtls/index.js';
-import { detail, validationError } from '../schema/index.js';
-import type { EndpointRecord, JsonObject } from '../store/index.js';
+import { planNameOf, plansFor } from '../plans.js';
+import type { EndpointRecord } from '../store/index.js';
 import { requireAdmin } from './auth.js';
-import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
 
 const TAGS = ['Endpoints'];
@@ -57,148 +49,23 @@ const EndpointInput = Type.Object(
   { additionalProperties: false },
 );
 
-/** Refuses changes to the built-in `echo` endpoint, which always echoes. */
-export function refuseBuiltIn(ep: EndpointRecord): void {
-  if (isBuiltIn(ep))
-    throw new AppError(
-      'forbidden',
-      `The built-in "${ep.name}" endpoint always echoes; it cannot be changed.`,
-    );
+/** An endpoint as the API shows it, with its settings (defaults filled in) when asked. */
+function toJson(config: Config, ep: EndpointRecord, withSettings: boolean) {
+  const plan = planNameOf(config, ep);
+  return {
+    name: ep.name,
+    createdAt: new Date(ep.createdAt).toISOString(),
+    plan,
+    builtIn: isBuiltIn(ep),
+    host: `${ep.name}.${config.baseDomain}`,
+    path: `/e/${ep.name}/`,
+    ...(withSettings ? { settings: effectiveSettings(ep.settings, plan) } : {}),
+  };
 }
 
-/** One claim check and write at a time, so that two endpoints cannot both win one domain. */
-let claiming: Promise<unknown> = Promise.resolve();
-
-/**
- * Writes settings that may set a custom domain: 409 when another endpoint has the domain set
- * (enabled or not), then the write, then the dispatch map.
- */
-async function claimDomain(
-  ctx: AppContext,
-  name: string,
-  stored: JsonObject,
-  write: () => Promise<unknown>,
-): Promise<void> {
-  const c = stored['customDomain'] as { domain?: string } | undefined;
-  const domain = c?.domain;
-  if (domain === undefined) {
-    await write();
-    ctx.domains.set(name, undefined);
-    return;
-  }
-  const run = claiming.then(async () => {
-    for (const other of await ctx.store.listEndpoints()) {
-      const theirs = (other.settings['customDomain'] as { domain?: unknown } | undefined)?.domain;
-      if (other.name !== name && typeof theirs === 'string' && normalizeDomain(theirs) === domain)
-        throw new AppError(
-          'conflict',
-          `The domain "${domain}" is already the custom domain of another endpoint.`,
-        );
-    }
-    await write();
-    ctx.domains.set(name, claimedDomain(stored));
-  });
-  claiming = run.catch(() => undefined);
-  await run;
-}
-
-/**
- * Creates an endpoint with DEFAULT_PLAN (400 for a bad name); undefined when it already exists.
- * Shared by `POST /endpoints` and the configuration file loader.
- */
-export async function createEndpoint(ctx: AppContext, name: string): Promise<EndpointRecord | undefined> {
-  const problem = endpointNameProblem(name);
-  if (problem) throw validationError([detail('/name', problem, name)]);
-  const rec: EndpointRecord = { name, createdAt: ctx.now(), settings: { plan: ctx.config.defaultPlan } };
-  return (await ctx.store.createEndpoint(rec)) ? rec : undefined;
-}
-
-export interface SettingsChange {
-  /** Throws unless the caller may change the plan or the custom domain (an admin key). */
-  requireAdmin: () => void;
-  /** Replace the stored settings (keeping the plan unless the patch names one) instead of merging. */
-  replace?: boolean;
-}
-
-/**
- * Checks a settings patch against the endpoint's plan and the proxy target rules, stores it (merged,
- * or replacing the stored settings) and tells the request path and the dashboards. Answers the
- * settings after the change. Shared by `PATCH …/settings` and the configuration file loader.
- */
-export async function changeSettings(
-  ctx: AppContext,
-  ep: EndpointRecord,
-  patch: SettingsPatchT,
-  how: SettingsChange,
-): Promise<Settings> {
-  const plans = plansFor(ctx.config);
-  const currentPlan = planNameOf(ctx.config, ep);
-  if (patch.plan !== undefined && patch.plan !== currentPlan) {
-    // A key scoped to the endpoint must not lift its own limits.
-    how.requireAdmin();
-    if (!Object.hasOwn(plans, patch.plan))
-      throw validationError([
-        detail('/plan', `Unknown plan; known plans: ${Object.keys(plans).join(', ')}`, patch.plan),
-      ]);
-  }
-  const domain = patch.customDomain?.domain;
-  if (patch.customDomain !== undefined) {
-    // A claimed domain takes every request for that host, the API's included: operators only.
-    how.requireAdmin();
-    const problem =
-      typeof domain === 'string' ? customDomainProblem(domain, ctx.config.baseDomain) : undefined;
-    if (problem !== undefined) throw validationError([detail('/customDomain/domain', problem, domain)]);
-  }
-  const target = patch.proxy?.targetUrl;
-  const targetIssue = typeof target === 'string' ? targetProblem(target) : undefined;
-  if (targetIssue !== undefined)
-    throw validationError([
-      detail('/proxy/targetUrl', `Not a proxy target: ${targetIssue}`, redactTargetUrl(target!)),
-    ]);
-  // Without TLS no client certificate ever reaches the server: the setting could only refuse everything.
-  if (patch.mtls?.enabled === true && !tlsConfigured(ctx.config))
-    throw validationError([detail('/mtls/enabled', MTLS_NEEDS_TLS, true)], MTLS_NEEDS_TLS);
-  const base = how.replace ? { plan: currentPlan } : ep.settings;
-  const stored = mergeSettings(
-    base,
-    typeof domain === 'string'
-      ? { ...patch, customDomain: { ...patch.customDomain, domain: normalizeDomain(domain) } }
-      : patch,
-  );
-  const updated: EndpointRecord = { ...ep, settings: stored };
-  const settings = effectiveSettings(stored, planNameOf(ctx.config, updated));
-  if (settings.security.enabled && settings.security.headerKey === '')
-    throw validationError([
-      detail('/security/headerKey', 'Required when security is enabled', settings.security.headerKey),
-    ]);
-  const plan = planOf(ctx.config, updated);
-  if (!plan.proxy && typeof patch.proxy?.targetUrl === 'string')
-    throw new AppError('plan_limit', `The plan "${plan.name}" does not include the HTTP proxy.`);
-  if (!plan.tunnel && patch.localTunnel === true)
-    throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
-  if (settings.customDomain.enabled && settings.customDomain.domain === undefined)
-    throw validationError([detail('/customDomain/domain', 'Required when the custom domain is enabled', '')]);
-  await claimDomain(ctx, ep.name, stored, () => ctx.store.updateEndpointSettings(ep.name, stored));
-  ctx.endpoints.invalidate(ep.name);
-  ctx.events.publish({ endpoint: ep.name, name: 'settings.updated', data: settings });
-  return settings;
-}
-
+/** `POST /endpoints` and `GET /endpoints`. */
 export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
-
-  function toJson(ep: EndpointRecord, withSettings: boolean) {
-    const plan = planNameOf(ctx.config, ep);
-    return {
-      name: ep.name,
-      createdAt: new Date(ep.createdAt).toISOString(),
-      plan,
-      builtIn: isBuiltIn(ep),
-      host: `${ep.name}.${ctx.config.baseDomain}`,
-      path: `/e/${ep.name}/`,
-      ...(withSettings ? { settings: effectiveSettings(ep.settings, plan) } : {}),
-    };
-  }
 
   app.post<{ Body: { name: string } }>(
     '/endpoints',
@@ -216,7 +83,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
       requireAdmin(request);
       const rec = await createEndpoint(ctx, request.body.name);
       if (!rec) throw new AppError('conflict', `Endpoint "${request.body.name}" already exists.`);
-      return reply.code(201).send(toJson(rec, false));
+      return reply.code(201).send(toJson(ctx.config, rec, false));
     },
   );
 
@@ -242,12 +109,17 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         scope === null
           ? await ctx.store.countHistoryByEndpoint()
           : new Map([[scope, await ctx.store.countHistory(scope, {})]]);
-      return { data: all.map((e) => ({ ...toJson(e, false), requestCount: counts.get(e.name) ?? 0 })) };
+      return {
+        data: all.map((e) => ({ ...toJson(ctx.config, e, false), requestCount: counts.get(e.name) ?? 0 })),
+      };
     },
   );
+}
 
+/** One endpoint and its settings, relative to /endpoints/:ep (endpoint-scope.ts). */
+export async function endpointApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.get<{ Params: { ep: string } }>(
-    '/endpoints/:ep',
+    '',
     {
       schema: {
         tags: TAGS,
@@ -257,12 +129,13 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         response: { 200: Endpoint },
       },
     },
-    async (request) => toJson(await loadEndpoint(ctx, request, request.params.ep), true),
+    async (request) => toJson(ctx.config, request.endpoint, true),
   );
 
   app.delete<{ Params: { ep: string } }>(
-    '/endpoints/:ep',
+    '',
     {
+      config: { endpoint: { admin: true } },
       schema: {
         tags: TAGS,
         summary: 'Delete an endpoint with its rules, history, files, state and keys (admin key)',
@@ -273,20 +146,13 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
       },
     },
     async (request) => {
-      requireAdmin(request);
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      if (isBuiltIn(ep))
-        throw new AppError('forbidden', `The built-in "${ep.name}" endpoint cannot be deleted.`);
-      const deleted = await ctx.store.deleteEndpoint(ep.name);
-      ctx.endpoints.invalidate(ep.name);
-      ctx.domains.set(ep.name, undefined);
-      if (!deleted) throw new AppError('not_found', `Endpoint "${ep.name}" does not exist.`);
-      return { name: ep.name, deleted: true as const };
+      await deleteEndpoint(ctx, request.endpoint);
+      return { name: request.endpoint.name, deleted: true as const };
     },
   );
 
   app.get<{ Params: { ep: string } }>(
-    '/endpoints/:ep/settings',
+    '/settings',
     {
       schema: {
         tags: TAGS,
@@ -296,15 +162,13 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         response: { 200: Settings },
       },
     },
-    async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      return effectiveSettings(ep.settings, planNameOf(ctx.config, ep));
-    },
+    async (request) => effectiveSettings(request.endpoint.settings, planNameOf(ctx.config, request.endpoint)),
   );
 
   app.patch<{ Params: { ep: string }; Body: SettingsPatchT }>(
-    '/endpoints/:ep/settings',
+    '/settings',
     {
+      config: { endpoint: { writable: true } },
       schema: {
         tags: TAGS,
         summary: "Change an endpoint's settings (merged; nested objects field by field)",
@@ -317,10 +181,7 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
         response: { 200: Settings },
       },
     },
-    async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      refuseBuiltIn(ep);
-      return changeSettings(ctx, ep, request.body, { requireAdmin: () => requireAdmin(request) });
-    },
+    async (request) =>
+      changeSettings(ctx, request.endpoint, request.body, { requireAdmin: () => requireAdmin(request) }),
   );
 }

@@ -11,7 +11,6 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { loadEndpoint } from './endpoint-access.js';
 import { errorResponses } from './history-schemas.js';
 import { EndpointParams, ErrorBody } from './schemas/common.js';
 import { openSse, type SseStream } from './sse.js';
@@ -26,7 +25,7 @@ const EventsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** Registers the event stream on `app` (an encapsulated scope under /api/v2) and ends it on close. */
+/** Registers the event stream on `app` (relative to /endpoints/:ep, endpoint-scope.ts) and ends it on close. */
 export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const streams = new Set<SseStream>();
@@ -41,7 +40,7 @@ export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<
   });
 
   api.get(
-    '/endpoints/:ep/events',
+    '/events',
     {
       schema: {
         tags: ['Events'],
@@ -57,8 +56,7 @@ export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<
       },
     },
     async (request, reply) => {
-      const { ep } = request.params;
-      await loadEndpoint(ctx, request, ep);
+      const ep = request.endpoint.name;
       // No await from here on: the slot is counted in the same turn as the check that allowed it.
       const keyId = request.principal?.keyId;
       if (keyId === undefined) throw new AppError('missing_authentication');

@@ -19,7 +19,6 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { detail } from '../schema/index.js';
 import { decodeCursor, type HistoryFile, type HistoryFilter } from '../store/index.js';
-import { loadEndpointHistory } from './endpoint-access.js';
 import {
   DeletedMany,
   DeletedOne,
@@ -73,8 +72,11 @@ function refuseBesideId(query: Record<string, unknown>): void {
 const unknownEntry = (id: string) => new AppError('not_found', `Request "${id}" is not in the history.`);
 
 /** Registers the history routes on `app` (an encapsulated scope under /api/v2). */
+/** The history routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  /** Every history route reads (or deletes) the entries the caller has already been answered for. */
+  const fromHistory = { endpoint: { history: true as const } };
 
   /** A Postgres regex can fail where JavaScript's compiled (the flavours differ): that is the caller's 400. */
   async function withRegexErrors<T>(filter: HistoryFilter, run: () => Promise<T>): Promise<T> {
@@ -98,8 +100,9 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
   }
 
   api.get(
-    '/endpoints/:ep/requests',
+    '/requests',
     {
+      config: fromHistory,
       schema: {
         tags: TAGS,
         summary: 'List recorded requests, newest first',
@@ -110,7 +113,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
+      const ep = request.endpoint.name;
       if (request.query.id !== undefined) {
         refuseBesideId(request.query);
         const entry = await ctx.store.getHistory(ep, request.query.id);
@@ -136,8 +139,9 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
   );
 
   api.delete(
-    '/endpoints/:ep/requests',
+    '/requests',
     {
+      config: fromHistory,
       schema: {
         tags: TAGS,
         summary: 'Delete recorded requests matching the filters (all of them with no filter)',
@@ -148,7 +152,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
+      const ep = request.endpoint.name;
       const { id } = request.query;
       if (id !== undefined) {
         refuseBesideId(request.query);
@@ -162,8 +166,9 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
   );
 
   api.get(
-    '/endpoints/:ep/requests/:id',
+    '/requests/:id',
     {
+      config: fromHistory,
       schema: {
         tags: TAGS,
         summary: 'One recorded request, with headers and bodies',
@@ -173,7 +178,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
+      const ep = request.endpoint.name;
       const entry = await ctx.store.getHistory(ep, request.params.id);
       if (!entry) throw unknownEntry(request.params.id);
       return historyRecord(entry, true);
@@ -181,8 +186,9 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
   );
 
   api.delete(
-    '/endpoints/:ep/requests/:id',
+    '/requests/:id',
     {
+      config: fromHistory,
       schema: {
         tags: TAGS,
         summary: 'Delete one recorded request and its files',
@@ -192,7 +198,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
+      const ep = request.endpoint.name;
       const { id } = request.params;
       return deleteOne(ep, id);
     },
@@ -217,10 +223,10 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       .send(file.data);
 
   app.get<{ Params: FileParams }>(
-    '/endpoints/:ep/requests/:id/files/:fieldName',
-    { schema: fileSchema },
+    '/requests/:id/files/:fieldName',
+    { config: fromHistory, schema: fileSchema },
     async (request, reply) => {
-      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
+      const ep = request.endpoint.name;
       const { id, fieldName } = request.params;
       const file = await ctx.store.getHistoryFile(ep, id, fieldName);
       if (!file) throw new AppError('not_found', `Request "${id}" has no file in the field "${fieldName}".`);
@@ -229,8 +235,9 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
   );
 
   app.get<{ Params: Static<typeof RequestParams>; Querystring: DownloadQuery }>(
-    '/endpoints/:ep/requests/:id/multipart/download',
+    '/requests/:id/multipart/download',
     {
+      config: fromHistory,
       schema: {
         ...fileSchema,
         summary: 'Download a file of a recorded multipart request, or one its rule callout sent',
@@ -239,7 +246,7 @@ export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request, reply) => {
-      const ep = (await loadEndpointHistory(ctx, request, request.params.ep)).name;
+      const ep = request.endpoint.name;
       const { id } = request.params;
       const { fieldName, component = 'Request' } = request.query;
       const missing = () =>

@@ -9,7 +9,8 @@ import { AppError } from '../errors.js';
 import { authenticate } from './auth.js';
 import { AuthFailures } from './auth-failures.js';
 import { openapiApi } from './openapi.js';
-import { endpointsApi } from './endpoints.js';
+import { endpointApi, endpointsApi } from './endpoints.js';
+import { ENDPOINT_PREFIX, endpointScope } from './endpoint-scope.js';
 import { rulesApi } from './rules.js';
 import { blobsApi } from './blobs.js';
 import { templatePreviewApi } from './template-preview.js';
@@ -26,12 +27,6 @@ import { SESSION_PATH, sessionApi } from './session.js';
 export { authenticate, requireAdmin, requireEndpointAccess, type Principal } from './auth.js';
 export { createKey, ensureAdminKey, findKey, hashKey, listKeys, revokeKey } from './keys.js';
 export { historyRecord } from './history-query.js';
-// What the configuration file loader applies through, so that a file and the API change an endpoint alike.
-export { changeSettings, createEndpoint, refuseBuiltIn } from './endpoints.js';
-export { replaceRules } from './rules.js';
-export { putState, stateItemsOf } from './state.js';
-export { uploadSpec } from './specs.js';
-export { storeBlob } from './blobs.js';
 export { SseHub } from './sse-hub.js';
 export type * from './types.js';
 
@@ -68,16 +63,17 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   // First, so that it sees every route registered after it.
   await openapiApi(app, ctx);
   await app.register(async (s) => endpointsApi(s, ctx));
-  await app.register(async (s) => rulesApi(s, ctx));
-  await app.register(async (s) => blobsApi(s, ctx));
-  await app.register(async (s) => templatePreviewApi(s, ctx));
-  await app.register(async (s) => specsApi(s, ctx));
+  // Routes under /endpoints/:ep find their endpoint in one place (endpoint-scope.ts). The scope is
+  // mounted twice only to keep the API document's order (paths and tags) where the key routes have it.
+  const scoped = { prefix: ENDPOINT_PREFIX };
+  await app.register(
+    endpointScope(ctx, [endpointApi, rulesApi, blobsApi, templatePreviewApi, specsApi]),
+    scoped,
+  );
   await app.register(async (s) => keysRoutesApi(s, ctx));
-  await app.register(async (s) => historyApi(s, ctx));
-  await app.register(async (s) => recordingApi(s, ctx));
-  await app.register(async (s) => eventsApi(s, ctx));
-  await app.register(async (s) => tunnelApi(s, ctx));
-  await app.register(async (s) => stateApi(s, ctx));
-  await app.register(async (s) => mtlsApi(s, ctx));
+  await app.register(
+    endpointScope(ctx, [historyApi, recordingApi, eventsApi, tunnelApi, stateApi, mtlsApi]),
+    scoped,
+  );
   await app.register(async (s) => sessionApi(s, ctx));
 }

@@ -10,18 +10,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import {
-  certificateAuthority,
-  MAX_CERTIFICATES,
-  MTLS_NEEDS_TLS,
-  tlsConfigured,
-  type CertificateAuthority,
-} from '../mtls/index.js';
+import { issueCertificate, revokeCertificate } from '../admin/index.js';
+import { certificateAuthority, MAX_CERTIFICATES, type CertificateAuthority } from '../mtls/index.js';
 import type { MtlsCertRecord } from '../store/index.js';
-import { detail, validationError } from '../schema/index.js';
-import { refuseBuiltIn } from './endpoints.js';
-import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, Deleted, EndpointParams, NoQuery } from './schemas/common.js';
 
 const TAGS = ['Client certificates (mTLS)'];
@@ -67,6 +58,7 @@ function toJson(c: MtlsCertRecord) {
   };
 }
 
+/** The certificate routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function mtlsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   // The secret key is loaded (or the key file made) on the first certificate, not at every start.
   let authority: Promise<CertificateAuthority> | undefined;
@@ -79,8 +71,9 @@ export async function mtlsApi(app: FastifyInstance, ctx: AppContext): Promise<vo
   };
 
   app.post<{ Params: { ep: string }; Body: { name: string } }>(
-    '/endpoints/:ep/mtls/certificates',
+    '/mtls/certificates',
     {
+      config: { endpoint: { writable: true } },
       schema: {
         tags: TAGS,
         summary: "Make a client certificate signed by the endpoint's CA",
@@ -95,23 +88,17 @@ export async function mtlsApi(app: FastifyInstance, ctx: AppContext): Promise<vo
       },
     },
     async (request, reply) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      refuseBuiltIn(ep);
-      // A validation_error always names where: here the server, not a field of the body.
-      if (!tlsConfigured(ctx.config)) throw validationError([detail('/', MTLS_NEEDS_TLS)], MTLS_NEEDS_TLS);
-      const made = await (await ca()).issue(ep.name, request.body.name);
-      if (!made)
-        throw new AppError(
-          'conflict',
-          `Endpoint "${ep.name}" holds ${MAX_CERTIFICATES} client certificates, the most it may; delete one first.`,
-        );
-      ctx.endpoints.invalidate(ep.name);
+      const made = await issueCertificate(
+        { config: ctx.config, events: ctx.events, authority: ca },
+        request.endpoint,
+        request.body.name,
+      );
       return reply.code(201).send({ ...toJson(made.record), key: made.keyPem });
     },
   );
 
   app.get<{ Params: { ep: string } }>(
-    '/endpoints/:ep/mtls/certificates',
+    '/mtls/certificates',
     {
       schema: {
         tags: TAGS,
@@ -121,14 +108,11 @@ export async function mtlsApi(app: FastifyInstance, ctx: AppContext): Promise<vo
         response: { 200: DataOf(Type.Array(Certificate)) },
       },
     },
-    async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      return { data: (await ctx.store.listMtlsCerts(ep.name)).map(toJson) };
-    },
+    async (request) => ({ data: (await ctx.store.listMtlsCerts(request.endpoint.name)).map(toJson) }),
   );
 
   app.delete<{ Params: { ep: string; certId: string } }>(
-    '/endpoints/:ep/mtls/certificates/:certId',
+    '/mtls/certificates/:certId',
     {
       schema: {
         tags: TAGS,
@@ -140,11 +124,8 @@ export async function mtlsApi(app: FastifyInstance, ctx: AppContext): Promise<vo
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
       const { certId } = request.params;
-      if (!(await ctx.store.deleteMtlsCert(ep.name, certId)))
-        throw new AppError('not_found', `Endpoint "${ep.name}" has no client certificate "${certId}".`);
-      ctx.endpoints.invalidate(ep.name);
+      await revokeCertificate(ctx, request.endpoint, certId);
       return { id: certId, deleted: true as const };
     },
   );

@@ -9,18 +9,19 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { sensitiveHeaders } from '../history/index.js';
 import { AppError } from '../errors.js';
-import { appendRecordedRule, recordedRule, Rule } from '../mock/index.js';
-import { refuseBuiltIn } from './endpoints.js';
-import { loadEndpointHistory } from './endpoint-access.js';
+import { appendRecordedRule } from '../admin/index.js';
+import { recordedRule, Rule } from '../mock/index.js';
 import { errorResponses, RequestParams } from './history-schemas.js';
 import { ErrorBody, NoQuery } from './schemas/common.js';
 
+/** The recording route, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function recordingApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const redacted = sensitiveHeaders(ctx.config);
 
   app.post<{ Params: { ep: string; id: string } }>(
-    '/endpoints/:ep/requests/:id/rule',
+    '/requests/:id/rule',
     {
+      config: { endpoint: { history: true, writable: true } },
       schema: {
         tags: ['Request history'],
         summary: 'Turn a recorded exchange into a mock rule at the bottom',
@@ -35,8 +36,7 @@ export async function recordingApi(app: FastifyInstance, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const ep = await loadEndpointHistory(ctx, request, request.params.ep);
-      refuseBuiltIn(ep);
+      const ep = request.endpoint;
       const entry = await ctx.store.getHistory(ep.name, request.params.id);
       if (!entry) throw new AppError('not_found', `Request "${request.params.id}" is not in the history.`);
       const data = recordedRule(

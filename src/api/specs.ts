@@ -14,12 +14,9 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { fileUploadParser, FileUpload } from '../http/index.js';
-import { jobView, startSpecJob, validateSpec, type ValidSpec } from '../oas/index.js';
-import { planOf } from '../plans.js';
+import { deleteSpec, refuseWithoutOpenapi, uploadSpec } from '../admin/index.js';
+import { jobView } from '../oas/index.js';
 import { StringEnum } from '../schema/index.js';
-import type { EndpointRecord, SpecJobRecord } from '../store/index.js';
-import { refuseBuiltIn } from './endpoints.js';
-import { loadEndpoint } from './endpoint-access.js';
 import { DataOf, EndpointParams, NoQuery } from './schemas/common.js';
 
 const TAGS = ['OpenAPI'];
@@ -101,30 +98,7 @@ function flag(value: string | undefined): boolean | undefined {
   });
 }
 
-function refuseWithoutOpenapi(ctx: AppContext, ep: EndpointRecord): void {
-  const plan = planOf(ctx.config, ep);
-  if (!plan.openapi)
-    throw new AppError('plan_limit', `The plan "${plan.name}" does not include OpenAPI mocking.`);
-}
-
-/**
- * Validates an OpenAPI document unless already validated (off the event loop; 400 with the parser's
- * findings) and starts the job that stores and compiles it. Shared by `POST …/specs` and the configuration file loader.
- */
-export async function uploadSpec(
-  ctx: AppContext,
-  ep: EndpointRecord,
-  document: string | ValidSpec,
-  intelligenceMock: boolean,
-): Promise<SpecJobRecord> {
-  refuseWithoutOpenapi(ctx, ep);
-  const spec =
-    typeof document === 'string'
-      ? await validateSpec(document, { schemaBudget: ctx.config.oasSchemaBudget })
-      : document;
-  return startSpecJob(ctx, ep.name, spec, intelligenceMock);
-}
-
+/** The OpenAPI routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const limit = ctx.config.oasSpecLimit;
   // This scope's only body is the document: a file, or text of any type (YAML has no one type).
@@ -138,9 +112,10 @@ export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<v
   );
 
   app.post<{ Params: { ep: string }; Querystring: { intelligenceMock?: boolean } }>(
-    '/endpoints/:ep/specs',
+    '/specs',
     {
       bodyLimit: limit,
+      config: { endpoint: { writable: true } },
       schema: {
         tags: TAGS,
         summary: 'Upload an OpenAPI 3.0, 3.1 or Swagger 2.0 document (202 with a job)',
@@ -154,8 +129,7 @@ export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request, reply) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      refuseBuiltIn(ep);
+      const ep = request.endpoint;
       refuseWithoutOpenapi(ctx, ep);
       let text: string;
       let intelligenceMock = request.query.intelligenceMock ?? false;
@@ -178,7 +152,7 @@ export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<v
   );
 
   app.get<{ Params: { ep: string } }>(
-    '/endpoints/:ep/specs',
+    '/specs',
     {
       schema: {
         tags: TAGS,
@@ -189,7 +163,7 @@ export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const ep = request.endpoint;
       const spec = await ctx.store.getSpecInfo(ep.name);
       if (!spec) throw new AppError('not_found', `Endpoint "${ep.name}" has no OpenAPI document.`);
       return {
@@ -208,7 +182,7 @@ export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<v
   );
 
   app.delete<{ Params: { ep: string } }>(
-    '/endpoints/:ep/specs',
+    '/specs',
     {
       schema: {
         tags: TAGS,
@@ -219,16 +193,15 @@ export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      if (!(await ctx.store.deleteSpec(ep.name)))
+      const ep = request.endpoint;
+      if (!(await deleteSpec(ctx, ep)))
         throw new AppError('not_found', `Endpoint "${ep.name}" has no OpenAPI document.`);
-      ctx.endpoints.invalidate(ep.name);
       return { data: { deleted: true as const } };
     },
   );
 
   app.get<{ Params: { ep: string; jobId: string } }>(
-    '/endpoints/:ep/jobs/:jobId',
+    '/jobs/:jobId',
     {
       schema: {
         tags: TAGS,
@@ -239,7 +212,7 @@ export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const ep = request.endpoint;
       const job = await ctx.store.getSpecJob(ep.name, request.params.jobId);
       if (!job)
         throw new AppError('not_found', `Endpoint "${ep.name}" has no job "${request.params.jobId}".`);

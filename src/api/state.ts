@@ -13,17 +13,9 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { detail, validationError } from '../schema/index.js';
-import {
-  keyProblem,
-  parseStateType,
-  STATE_MAX_KEY,
-  stateId,
-  stateLimits,
-  valueProblem,
-} from '../state/index.js';
-import type { EndpointRecord, Json, StateItem, StateRef, StateType } from '../store/index.js';
-import { refuseBuiltIn } from './endpoints.js';
-import { loadEndpoint } from './endpoint-access.js';
+import { deleteStateItem, deleteStateItems, putState, stateItemsOf } from '../admin/index.js';
+import { parseStateType, STATE_MAX_KEY, stateLimits } from '../state/index.js';
+import type { StateItem, StateRef, StateType } from '../store/index.js';
 import { EndpointParams, NoQuery } from './schemas/common.js';
 
 const TAGS = ['State'];
@@ -105,64 +97,10 @@ function itemOut(i: StateItem) {
   return { type: i.type, key: i.key, value: i.value, lastModified: i.lastModified };
 }
 
-type Limits = ReturnType<typeof stateLimits>;
-type NewItem = Omit<StateItem, 'lastModified'>;
-
-/**
- * Validates state items as `PUT …/state` takes them (type in any letter case, key and value within
- * the bounds): 400 with every problem under `/items/<index>`. Shared with the configuration file loader.
- */
-export function stateItemsOf(
-  limits: Limits,
-  raw: readonly { type: string; key: string; value?: unknown }[],
-): NewItem[] {
-  const details = [];
-  const items: NewItem[] = [];
-  for (const [i, r] of raw.entries()) {
-    const type = parseStateType(r.type);
-    if (!type) {
-      details.push(detail(`/items/${i}/type`, 'A state type is counter, string or list', r.type));
-      continue;
-    }
-    const value = (r.value === undefined ? null : r.value) as Json;
-    const keyWrong = keyProblem(r.key, limits);
-    const valueWrong = valueProblem(type, value, limits);
-    if (keyWrong !== undefined) details.push(detail(`/items/${i}/key`, sentence(keyWrong), r.key));
-    if (valueWrong !== undefined) details.push(detail(`/items/${i}/value`, sentence(valueWrong)));
-    if (keyWrong !== undefined || valueWrong !== undefined) continue;
-    items.push({ type, key: r.key, value });
-  }
-  if (details.length > 0) throw validationError(details);
-  return items;
-}
-
-/**
- * Creates or replaces validated state items, within STATE_MAX_ITEMS (400 at `/items` past it).
- * Shared by `PUT …/state` and the configuration file loader.
- */
-export async function putState(
-  ctx: AppContext,
-  ep: EndpointRecord,
-  items: NewItem[],
-): Promise<{ created: number; updated: number }> {
-  const limits = stateLimits(ctx.config);
-  // The cap counts the items this call would add to those the endpoint holds.
-  const existing = await ctx.store.readState(ep.name, items);
-  const known = new Set(existing.items.map((i) => stateId(i.type, i.key)));
-  const added = new Set(items.map((i) => stateId(i.type, i.key)).filter((id) => !known.has(id)));
-  if (existing.count + added.size > limits.maxItems)
-    throw validationError([
-      detail(
-        '/items',
-        `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
-      ),
-    ]);
-  return ctx.store.putStateItems(ep.name, items, ctx.now());
-}
-
+/** The state routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const limits = stateLimits(ctx.config);
-  const base = '/endpoints/:ep/state';
+  const base = '/state';
   const one = `${base}/:type/:key`;
 
   app.get<EpParams & { Querystring: { limit?: number; offset?: number; type?: string; keyPrefix?: string } }>(
@@ -187,7 +125,7 @@ export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const ep = request.endpoint;
       const q = request.query;
       const limit = q.limit ?? 20;
       const offset = q.offset ?? 0;
@@ -205,6 +143,7 @@ export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<v
   app.put<EpParams & { Body: { items: { type: string; key: string; value: unknown }[] } }>(
     base,
     {
+      config: { endpoint: { writable: true } },
       schema: {
         tags: TAGS,
         summary: 'Create or replace state items',
@@ -214,11 +153,7 @@ export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<v
         response: { 200: Type.Object({ created: Type.Integer(), updated: Type.Integer() }) },
       },
     },
-    async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
-      refuseBuiltIn(ep);
-      return putState(ctx, ep, stateItemsOf(limits, request.body.items));
-    },
+    async (request) => putState(ctx, request.endpoint, stateItemsOf(limits, request.body.items)),
   );
 
   app.delete<EpParams & { Body: { all?: true; items?: { type: string; key: string }[] } }>(
@@ -234,16 +169,12 @@ export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
       const body = request.body;
-      if (body.items) {
-        const refs: StateRef[] = body.items.map((it, i) => ({
-          type: typeAt(it.type, `/items/${i}/type`),
-          key: it.key,
-        }));
-        return { deleted: true as const, count: await ctx.store.deleteStateItems(ep.name, refs) };
-      }
-      return { deleted: true as const, count: await ctx.store.deleteAllState(ep.name) };
+      const refs: StateRef[] | undefined = body.items?.map((it, i) => ({
+        type: typeAt(it.type, `/items/${i}/type`),
+        key: it.key,
+      }));
+      return { deleted: true as const, count: await deleteStateItems(ctx, request.endpoint, refs) };
     },
   );
 
@@ -259,7 +190,7 @@ export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const ep = request.endpoint;
       const type = typeAt(request.params.type, '/type');
       const item = await ctx.store.getState(ep.name, type, request.params.key);
       if (!item) throw notFound(ep.name, type, request.params.key);
@@ -279,17 +210,13 @@ export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const ep = request.endpoint;
       const type = typeAt(request.params.type, '/type');
-      if (!(await ctx.store.deleteState(ep.name, type, request.params.key)))
+      if (!(await deleteStateItem(ctx, ep, type, request.params.key)))
         throw notFound(ep.name, type, request.params.key);
       return { key: request.params.key, deleted: true as const };
     },
   );
-}
-
-function sentence(s: string): string {
-  return s[0]!.toUpperCase() + s.slice(1);
 }
 
 function notFound(ep: string, type: StateType, key: string): AppError {

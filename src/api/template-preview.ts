@@ -13,7 +13,6 @@ import { AppError } from '../errors.js';
 import { parseBody, parseQuery, type CapturedRequest } from '../http/index.js';
 import { previewTemplate } from '../mock/index.js';
 import type { HistoryEntry } from '../store/index.js';
-import { loadEndpoint } from './endpoint-access.js';
 import { EndpointParams, ErrorBody, NoQuery } from './schemas/common.js';
 
 const PreviewBody = Type.Object(
@@ -76,9 +75,10 @@ async function requestOf(e: HistoryEntry | undefined): Promise<CapturedRequest> 
   };
 }
 
+/** The preview route, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function templatePreviewApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.post<{ Params: Static<typeof EndpointParams>; Body: Static<typeof PreviewBody> }>(
-    '/endpoints/:ep/templates/preview',
+    '/templates/preview',
     {
       schema: {
         tags: ['Rules'],
@@ -90,7 +90,7 @@ export async function templatePreviewApi(app: FastifyInstance, ctx: AppContext):
       },
     },
     async (request) => {
-      const ep = await loadEndpoint(ctx, request, request.params.ep);
+      const ep = request.endpoint;
       const { template, requestId, rule } = request.body;
       let entry: HistoryEntry | undefined;
       if (requestId !== undefined) {

@@ -13,15 +13,15 @@ import { AppError } from '../errors.js';
 import { upgradeOf, clientIp } from '../http/index.js';
 import { isBuiltIn } from '../endpoint/index.js';
 import { planOf } from '../plans.js';
-import { TUNNEL_ROUTE, tunnelOriginProblem } from '../tunnel/index.js';
-import { loadEndpoint } from './endpoint-access.js';
+import { tunnelOriginProblem } from '../tunnel/index.js';
 import { errorResponses } from './history-schemas.js';
 import { EndpointParams, ErrorBody, NoQuery } from './schemas/common.js';
 
+/** The tunnel route (TUNNEL_ROUTE), relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function tunnelApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   api.get(
-    TUNNEL_ROUTE,
+    '/tunnel',
     {
       schema: {
         tags: ['Tunnel'],
@@ -37,8 +37,7 @@ export async function tunnelApi(app: FastifyInstance, ctx: AppContext): Promise<
       },
     },
     async (request, reply) => {
-      const { ep } = request.params;
-      const endpoint = await loadEndpoint(ctx, request, ep);
+      const endpoint = request.endpoint;
       const upgrade = upgradeOf(request.raw);
       if (!upgrade || (request.headers.upgrade ?? '').toLowerCase() !== 'websocket')
         throw new AppError(

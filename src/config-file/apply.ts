@@ -1,7 +1,7 @@
 /**
- * Applying a planned file to this server, through the functions the management API's routes use (so
- * a file and the API check and change an endpoint alike, and the request path's caches are
- * invalidated the same way). The file is the source of truth for the endpoints it names: each one's
+ * Applying a planned file to this server, through the commands the management API's routes use
+ * (src/admin/: so a file and the API check and change an endpoint alike, and each change is announced
+ * the same way). The file is the source of truth for the endpoints it names: each one's
  * settings are replaced (the plan kept unless the file names one), its rules replaced in one
  * transaction, its OpenAPI document replaced or removed; state items are seeded only where the item
  * does not exist yet, so that a reload keeps what requests have counted. Other endpoints are left alone.
@@ -10,11 +10,12 @@ import type { AppContext } from '../context.js';
 import {
   changeSettings,
   createEndpoint,
+  deleteSpec,
   putState,
   replaceRules,
   storeBlob,
   uploadSpec,
-} from '../api/index.js';
+} from '../admin/index.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import type { EndpointRecord } from '../store/index.js';
 import type { PlannedEndpoint } from './plan.js';
@@ -87,8 +88,7 @@ async function applyEndpoint(ctx: AppContext, src: Source, p: PlannedEndpoint): 
     const failed = await waitForJob(ctx, p.name, job.id);
     if (failed) throw located(src, [{ path: `${at}/openapi`, message: failed }]);
   } else if (stored) {
-    await ctx.store.deleteSpec(p.name);
-    ctx.endpoints.invalidate(p.name);
+    await deleteSpec(ctx, ep);
   }
 }
 

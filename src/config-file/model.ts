@@ -2,7 +2,7 @@
  * The mocks-as-code file format: one document whose `endpoints` map names each endpoint and gives
  * its settings (the API's SettingsPatch), rules (the API's rule inputs, plus `blobFile`), state seeds
  * (the state API's items) and OpenAPI document (a file path). Rules and state items are checked
- * further by the API's own functions when the file is planned (plan.ts).
+ * further by the rule parser and the state command's checks when the file is planned (plan.ts).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_RULES, SettingsPatch } from '../mock/index.js';

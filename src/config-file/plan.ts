@@ -1,7 +1,7 @@
 /**
  * From a parsed file to what will be applied, checked whole before anything is: the file's shape
  * (TypeBox, the API's schemas), endpoint names, every rule (the API's rule parser), every state seed
- * (the state API's checks), and the files it names: `blobFile` of a mock action, read relative to the
+ * (the state command's checks), and the files it names: `blobFile` of a mock action, read relative to the
  * configuration file and named by its content, and `openapi` documents (validated as an upload is).
  * Problems come back with the file's line and field.
  */
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { dirname, extname, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { readRegularFile } from '../regular-file.js';
-import { stateItemsOf } from '../api/index.js';
+import { stateItemsOf } from '../admin/index.js';
 import { ECHO_ENDPOINT, endpointNameProblem } from '../endpoint/index.js';
 import type { ErrorDetail } from '../errors.js';
 import { parseRuleList, type SettingsPatch } from '../mock/index.js';

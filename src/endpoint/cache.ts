@@ -1,14 +1,16 @@
 /**
  * The endpoints the request path reads, kept in memory: a request to an endpoint would otherwise read
- * its row (and its rules) from the store every time. An entry stays until the endpoint changes:
- * the management API calls `invalidate` when it changes settings or rules or deletes the endpoint,
- * and the next request reads the endpoint afresh. Unknown names are not kept (an endpoint created a
- * moment later answers at once). Capabilities that compile per endpoint (rules, templates) key their
- * compiled state on the record object this cache hands out, so it lives exactly as long as the entry.
+ * its row (and its rules) from the store every time. An entry stays until the endpoint changes: the
+ * cache listens to the event bus (`listen`), and every change a command announces (src/admin/: its
+ * settings, rules, spec, certificates, … or its deletion) drops the endpoint's entry, so the next
+ * request reads it afresh. Unknown names are not kept (an endpoint created a moment later answers at
+ * once). Capabilities that compile per endpoint (rules, templates) key their compiled state on the
+ * record object this cache hands out, so it lives exactly as long as the entry.
  *
- * One instance sees its own changes at once. Several instances behind one load balancer share the
- * invalidation through the event bus once it is shared (REDIS_URL).
+ * One instance hears its own changes before the command returns; a shared bus (REDIS_URL) carries
+ * them to every instance.
  */
+import type { EventBus } from '../events/index.js';
 import type { EndpointRecord, Store } from '../store/index.js';
 
 /** Most endpoints kept; the least recently loaded goes first. */
@@ -41,7 +43,7 @@ export class EndpointCache {
         throw err;
       },
     );
-    if (this.entries.size >= this.max) this.invalidate(this.entries.keys().next().value!);
+    if (this.entries.size >= this.max) this.forget(this.entries.keys().next().value!);
     this.entries.set(name, loading);
     return loading;
   }
@@ -55,8 +57,20 @@ export class EndpointCache {
     return this.records.get(name);
   }
 
+  /**
+   * Drops each endpoint's entry when a change of it is announced on `bus`; returns the function that
+   * stops listening. The one place the cache is told that an endpoint changed.
+   */
+  listen(bus: Pick<EventBus, 'subscribeChanges'>): () => void {
+    return bus.subscribeChanges((c) => this.invalidate(c.endpoint));
+  }
+
   /** Forgets `name`: the next request reads it from the store. */
   invalidate(name: string): void {
+    this.forget(name);
+  }
+
+  private forget(name: string): void {
     this.entries.delete(name);
     this.records.delete(name);
   }

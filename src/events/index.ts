@@ -2,6 +2,10 @@
 export {
   MemoryEventBus,
   EVENT_NAMES,
+  CHANGE_KINDS,
+  type ChangeKind,
+  type ChangeListener,
+  type EndpointChange,
   type EventBus,
   type EventName,
   type MockEvent,

@@ -24,7 +24,7 @@ export { compileRules, type CompiledRules, type RuleMatch } from './matcher.js';
 export { collectionLocator, compileCrud, CRUD_LIST_MAX, type CrudTarget } from './crud.js';
 export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
-export { appendRecordedRule, recordedRule, type RecordedExchange } from './recording.js';
+export { recordedRule, type RecordedExchange, type RuleRecorder } from './recording.js';
 export { CrudListBudget, type CrudListBudgetOptions } from './crud-list-budget.js';
 export { CalloutQueue, type CalloutJob, type CalloutQueueOptions } from './callout-queue.js';
 export { previewTemplate, type PreviewInput, type PreviewResult } from './preview.js';

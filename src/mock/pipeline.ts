@@ -15,6 +15,7 @@ import { rulesStep } from './rules-step.js';
 import { tunnelStep } from '../tunnel/index.js';
 import { isSafeHeaderValue } from '../template/index.js';
 import { proxyStep } from './proxy-step.js';
+import type { RuleRecorder } from './recording.js';
 import { oasStep } from './oas-step.js';
 import { mtlsStep } from '../mtls/index.js';
 
@@ -95,8 +96,9 @@ export const defaultStep: Step = ({ endpoint, request }) => ({
  * endpoint shares its answers with origins; browsers send preflights without client certificates),
  * the client certificate (`mtls.enabled`, SPEC §11), the security header, the endpoint's rate limit, the
  * plan's quota, the rules, then the default response. Every answer carries the endpoint's CORS headers.
+ * `recordRule` appends what the proxy records (`proxy.record`): the command of src/admin/.
  */
-export function mockPipeline(ctx: AppContext): EndpointPipeline {
+export function mockPipeline(ctx: AppContext, recordRule: RuleRecorder): EndpointPipeline {
   const settings = (x: Exchange): Settings => settingsOf(ctx.config, x.endpoint);
   return {
     steps: [
@@ -107,7 +109,7 @@ export function mockPipeline(ctx: AppContext): EndpointPipeline {
       quotaStep(ctx),
       rulesStep(ctx),
       tunnelStep(ctx),
-      proxyStep(ctx),
+      proxyStep(ctx, recordRule),
       oasStep(ctx),
       defaultStep,
     ],

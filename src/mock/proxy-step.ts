@@ -32,7 +32,7 @@ import {
 import { planOf } from '../plans.js';
 import { Body } from '../schema/index.js';
 import { settingsOf } from './endpoint-settings.js';
-import { appendRecordedRule, hasRuleFor, recordedRule } from './recording.js';
+import { hasRuleFor, recordedRule, type RuleRecorder } from './recording.js';
 
 /** Request headers the proxy sets itself (or leaves to the client library: Host, Content-Length). */
 const REPLACED = new Set([
@@ -115,7 +115,7 @@ async function bodyText(
   }
 }
 
-export function proxyStep(ctx: AppContext): Step {
+export function proxyStep(ctx: AppContext, recordRule: RuleRecorder): Step {
   const instanceId = newInstanceId();
   const sensitive = sensitiveHeaders(ctx.config);
   /** Method and path being recorded right now, so that concurrent requests record once. */
@@ -143,7 +143,7 @@ export function proxyStep(ctx: AppContext): Step {
         { id: x.request.id, method, path: pathname, status, headers: rest, body: text, source: 'proxy' },
         sensitive,
       );
-      await appendRecordedRule(ctx, x.endpoint, data);
+      await recordRule(x.endpoint, data);
     } catch (err) {
       const reason = err instanceof AppError ? err.message : String(err);
       ctx.log.info({ endpoint: x.endpoint.name, method, pathname, reason }, 'proxy.record: not recorded');

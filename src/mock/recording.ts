@@ -2,7 +2,8 @@
  * Record and replay (SPEC §7 "Recording"): a recorded exchange becomes a mock rule at the bottom of
  * the endpoint's list, answering the same method and path (`path` `equals`, the query left out) with
  * the recorded status, headers and body. Used by the API route (`POST …/requests/:id/rule`, from the
- * history) and by the proxy with `proxy.record: true` (from the upstream's answer as it streamed by).
+ * history) and by the proxy with `proxy.record: true` (from the upstream's answer as it streamed by);
+ * both append the rule with the same command (src/admin/rules.ts `appendRecordedRule`).
  *
  * What a rule cannot replay faithfully is refused rather than kept wrong: a body the history holds
  * cut, a body still compressed (the history keeps text), a method rules cannot name. Headers left out
@@ -10,20 +11,11 @@
  * headers the history keeps redacted (SPEC §12: a rule is stored too, and a `[REDACTED]` cookie
  * would be worse than none).
  */
-import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { hopByHopNames, type AnswerHeaders } from '../http/index.js';
-import { planOf } from '../plans.js';
 import type { EndpointRecord } from '../store/index.js';
-import {
-  MAX_ENDPOINT_RULES,
-  parseRule,
-  RULE_METHODS,
-  ruleToRecord,
-  type Rule,
-  type RuleData,
-} from './rule-model.js';
+import { parseRule, RULE_METHODS, type RuleData } from './rule-model.js';
 
 /** An answered request, as the history or the proxy saw it. */
 export interface RecordedExchange {
@@ -41,6 +33,12 @@ export interface RecordedExchange {
   /** Describes where the rule came from. */
   source: 'history' | 'proxy';
 }
+
+/**
+ * Appends a recorded rule to the endpoint's list (the command `appendRecordedRule` of src/admin/,
+ * handed to the proxy step by the server, since the commands build on this folder).
+ */
+export type RuleRecorder = (ep: EndpointRecord, data: RuleData) => Promise<unknown>;
 
 /** Headers a recorded answer never passes to its rule (besides hop-by-hop and redacted ones). */
 const NOT_REPLAYED = new Set(['content-length', 'date']);
@@ -88,27 +86,6 @@ export function recordedRule(x: RecordedExchange, leaveOut: ReadonlySet<string>)
       body: x.body,
     },
   });
-}
-
-/**
- * Appends `data` to the endpoint's rules within its plan and the API's limits (403 plan_limit, 400),
- * then tells the request path and the dashboards, as creating a rule through the API does.
- */
-export async function appendRecordedRule(ctx: AppContext, ep: EndpointRecord, data: RuleData): Promise<Rule> {
-  const count = await ctx.store.countRules(ep.name);
-  const plan = planOf(ctx.config, ep);
-  if (plan.maxRules !== null && count + 1 > plan.maxRules)
-    throw new AppError(
-      'plan_limit',
-      `The plan "${plan.name}" allows at most ${plan.maxRules} rules per endpoint (this change makes ${count + 1}).`,
-    );
-  if (count >= MAX_ENDPOINT_RULES)
-    throw new AppError('validation_error', `An endpoint holds at most ${MAX_ENDPOINT_RULES} rules.`);
-  const rule: Rule = { id: randomUUID(), ...data };
-  await ctx.store.appendRule(ep.name, ruleToRecord(rule));
-  ctx.endpoints.invalidate(ep.name);
-  ctx.events.publish({ endpoint: ep.name, name: 'rule.created', data: rule });
-  return rule;
 }
 
 /** Whether the endpoint already has a rule for this method (or any method) and exact path. */

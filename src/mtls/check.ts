@@ -5,9 +5,10 @@
  * Otherwise 403 text/plain, recorded as `rejected`.
  *
  * What the check needs (the CA certificate, the fingerprints of the certificates still valid) is read
- * once per cached endpoint record: the certificate routes invalidate the endpoint, so a revocation
- * takes effect on the next request, and a request costs no store read. Endpoints without the setting
- * never reach any of this.
+ * once per cached endpoint record: issuing or revoking a certificate is announced as a change of the
+ * endpoint (src/admin/), which drops the record from the cache, so a revocation takes effect on the
+ * next request, and a request costs no store read. Endpoints without the setting never reach any of
+ * this.
  */
 import { X509Certificate } from 'node:crypto';
 import type { AppContext } from '../context.js';

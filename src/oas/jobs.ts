@@ -11,7 +11,9 @@ import type { Json, SpecJobRecord } from '../store/index.js';
 import { compiledSpecOf } from './serve.js';
 import type { ValidSpec } from './validate.js';
 
-type JobContext = Pick<AppContext, 'store' | 'endpoints' | 'log' | 'now' | 'config'>;
+export type JobContext = Pick<AppContext, 'store' | 'log' | 'now' | 'config'> & {
+  endpoints: Pick<AppContext['endpoints'], 'get'>;
+};
 
 /** Per endpoint, the job that runs last: the next one starts when it has ended. */
 const chains = new Map<string, Promise<void>>();
@@ -21,6 +23,7 @@ async function run(
   job: SpecJobRecord,
   spec: ValidSpec,
   intelligenceMock: boolean,
+  stored: () => void,
 ): Promise<void> {
   const n = spec.operations.length;
   try {
@@ -41,7 +44,7 @@ async function run(
       createdAt: ctx.now(),
       document: spec.document,
     });
-    ctx.endpoints.invalidate(job.endpoint);
+    stored();
     // Compiled now, so that the first request after COMPLETED finds it ready.
     const ep = await ctx.endpoints.get(job.endpoint);
     if (ep) await compiledSpecOf(ctx, ep);
@@ -71,13 +74,16 @@ async function run(
 
 /**
  * Records a QUEUED job for a validated document and starts it after the current turn; returns the job
- * as it was created (what the 202 answers).
+ * as it was created (what the 202 answers). `stored` is called once the document is written, before it
+ * is compiled: the caller announces the change there (src/admin/specs.ts), so the compile reads the
+ * endpoint afresh.
  */
 export async function startSpecJob(
   ctx: JobContext,
   endpoint: string,
   spec: ValidSpec,
   intelligenceMock: boolean,
+  stored: () => void,
 ): Promise<SpecJobRecord> {
   const n = spec.operations.length;
   const job: SpecJobRecord = {
@@ -96,7 +102,7 @@ export async function startSpecJob(
   const previous = chains.get(endpoint) ?? Promise.resolve();
   const next = previous
     .then(() => new Promise<void>((r) => setImmediate(r)))
-    .then(() => run(ctx, job, spec, intelligenceMock));
+    .then(() => run(ctx, job, spec, intelligenceMock, stored));
   chains.set(endpoint, next);
   void next.finally(() => {
     if (chains.get(endpoint) === next) chains.delete(endpoint);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventBus, MockEvent } from '../../src/events/index.js';
+import type { EndpointChange, EventBus, MockEvent } from '../../src/events/index.js';
 import { until } from '../helpers/until.js';
 
 export interface EventBusContractOptions {
@@ -86,6 +86,41 @@ export function eventBusContract(
         assert.equal(bus.isListening(ep), true);
         off();
         if (!opts.alwaysListening) assert.equal(bus.isListening(ep), false);
+      });
+    });
+
+    void it("a change reaches every change listener, and its notice the endpoint's subscribers", async () => {
+      await withBus(async (bus) => {
+        const ep = endpoint();
+        const changes: EndpointChange[] = [];
+        const events: MockEvent[] = [];
+        const off = bus.subscribeChanges((c) => changes.push(c));
+        bus.subscribeChanges(() => {
+          throw new Error('broken listener');
+        });
+        bus.subscribe(ep, (e) => events.push(e));
+        bus.publishChange({
+          endpoint: ep,
+          what: 'rules',
+          notice: { name: 'rule.deleted', data: { id: '1' } },
+        });
+        bus.publishChange({ endpoint: ep, what: 'spec' });
+        await until(() => changes.length === 2 && events.length === 1);
+        assert.deepEqual(
+          changes.map((c) => [c.endpoint, c.what]),
+          [
+            [ep, 'rules'],
+            [ep, 'spec'],
+          ],
+        );
+        assert.deepEqual(
+          events.map((e) => [e.endpoint, e.name, e.data]),
+          [[ep, 'rule.deleted', { id: '1' }]],
+        );
+        off();
+        bus.publishChange({ endpoint: ep, what: 'state' });
+        await new Promise((r) => setTimeout(r, 20));
+        assert.equal(changes.length, 2, 'unsubscribed');
       });
     });
 

@@ -1,0 +1,94 @@
+/**
+ * Commands on an endpoint's state items (SPEC §4): seed or replace them within the state bounds,
+ * delete some or all. Requests change state all the time through templates (src/state/); these are
+ * the changes the API and the configuration file make, each announced as `state`.
+ */
+import { detail, validationError } from '../schema/index.js';
+import { keyProblem, parseStateType, stateId, stateLimits, valueProblem } from '../state/index.js';
+import type { EndpointRecord, Json, StateItem, StateRef, StateType } from '../store/index.js';
+import { changed, type AdminDeps } from './changed.js';
+
+type StateDeps = Pick<AdminDeps, 'config' | 'store' | 'events' | 'now'>;
+type Limits = ReturnType<typeof stateLimits>;
+export type NewStateItem = Omit<StateItem, 'lastModified'>;
+
+function sentence(s: string): string {
+  return s[0]!.toUpperCase() + s.slice(1);
+}
+
+/**
+ * Validates state items as `PUT …/state` takes them (type in any letter case, key and value within
+ * the bounds): 400 with every problem under `/items/<index>`.
+ */
+export function stateItemsOf(
+  limits: Limits,
+  raw: readonly { type: string; key: string; value?: unknown }[],
+): NewStateItem[] {
+  const details = [];
+  const items: NewStateItem[] = [];
+  for (const [i, r] of raw.entries()) {
+    const type = parseStateType(r.type);
+    if (!type) {
+      details.push(detail(`/items/${i}/type`, 'A state type is counter, string or list', r.type));
+      continue;
+    }
+    const value = (r.value === undefined ? null : r.value) as Json;
+    const keyWrong = keyProblem(r.key, limits);
+    const valueWrong = valueProblem(type, value, limits);
+    if (keyWrong !== undefined) details.push(detail(`/items/${i}/key`, sentence(keyWrong), r.key));
+    if (valueWrong !== undefined) details.push(detail(`/items/${i}/value`, sentence(valueWrong)));
+    if (keyWrong !== undefined || valueWrong !== undefined) continue;
+    items.push({ type, key: r.key, value });
+  }
+  if (details.length > 0) throw validationError(details);
+  return items;
+}
+
+/** Creates or replaces validated state items, within STATE_MAX_ITEMS (400 at `/items` past it). */
+export async function putState(
+  deps: StateDeps,
+  ep: EndpointRecord,
+  items: NewStateItem[],
+): Promise<{ created: number; updated: number }> {
+  const limits = stateLimits(deps.config);
+  // The cap counts the items this call would add to those the endpoint holds.
+  const existing = await deps.store.readState(ep.name, items);
+  const known = new Set(existing.items.map((i) => stateId(i.type, i.key)));
+  const added = new Set(items.map((i) => stateId(i.type, i.key)).filter((id) => !known.has(id)));
+  if (existing.count + added.size > limits.maxItems)
+    throw validationError([
+      detail(
+        '/items',
+        `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
+      ),
+    ]);
+  const done = await deps.store.putStateItems(ep.name, items, deps.now());
+  changed(deps, ep.name, 'state');
+  return done;
+}
+
+/** Deletes the listed items, or every item when `refs` is undefined; answers how many were deleted. */
+export async function deleteStateItems(
+  deps: Pick<AdminDeps, 'store' | 'events'>,
+  ep: EndpointRecord,
+  refs: StateRef[] | undefined,
+): Promise<number> {
+  const count =
+    refs === undefined
+      ? await deps.store.deleteAllState(ep.name)
+      : await deps.store.deleteStateItems(ep.name, refs);
+  changed(deps, ep.name, 'state');
+  return count;
+}
+
+/** Deletes one item; false (and nothing announced) when the endpoint has no such item. */
+export async function deleteStateItem(
+  deps: Pick<AdminDeps, 'store' | 'events'>,
+  ep: EndpointRecord,
+  type: StateType,
+  key: string,
+): Promise<boolean> {
+  if (!(await deps.store.deleteState(ep.name, type, key))) return false;
+  changed(deps, ep.name, 'state');
+  return true;
+}
