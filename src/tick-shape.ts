@@ -12,7 +12,7 @@
  * higher in a CPU profile under load). With one tick object kept alive from the start, none of 16
  * starts did. Our reading, not checked in V8's source: a major collection drops a shape no live
  * object has, the start-up's collections often found no tick object alive, and each then gave the
- * next one a new shape. docs/echo.md tells how this was found.
+ * next one a new shape. docs/performance.md (the echo's rounds) tells how this was found.
  */
 import { executionAsyncResource } from 'node:async_hooks';
 
