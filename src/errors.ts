@@ -26,6 +26,7 @@ export const ERRORS = {
   target_refused: { status: 502, message: 'The upstream address is not allowed.' },
   store_unavailable: { status: 503, message: 'The database is busy or unreachable; retry shortly.' },
   qr_busy: { status: 503, message: 'QR decoding is busy; retry in a few seconds.' },
+  shutting_down: { status: 503, message: 'The server is shutting down; retry on another instance.' },
   gateway_timeout: { status: 504, message: 'The upstream server did not answer in time.' },
   loop_detected: {
     status: 508,

@@ -147,14 +147,6 @@ export function jsonString(s: string): string {
 /** Writes the request line of one answered request: the URL as sent, its status, ms since it came. */
 export type RequestLog = (req: IncomingMessage, sentUrl: string, status: number, ms: number) => void;
 
-/** Where a request's time began, when it began before Fastify saw it (the endpoint lane's hand-over). */
-const startedBefore = new WeakMap<IncomingMessage, number>();
-
-/** Notes that `req`'s time began at `at` (performance.now()), for a request handed to Fastify later. */
-export function requestStarted(req: IncomingMessage, at: number): void {
-  startedBefore.set(req, at);
-}
-
 /** The request line writer of `log`: the URL redacted, the time rounded to 0.01 ms. */
 export function requestLog(log: FastifyBaseLogger): RequestLog {
   const line = requestLineWriter(log);
@@ -162,16 +154,13 @@ export function requestLog(log: FastifyBaseLogger): RequestLog {
     line(req.method ?? '', req.headers.host, redactUrl(sentUrl), status, Math.round(ms * 100) / 100);
 }
 
-/** One JSON line per request Fastify answers, written when the answer has been sent. */
+/**
+ * One JSON line per request the management plane (Fastify) answers, written when the answer has been
+ * sent; the endpoint plane's door writes its own with the same writer.
+ */
 export function logRequests(fastify: FastifyInstance, write: RequestLog): void {
   fastify.addHook('onResponse', (request, reply, done) => {
-    const since = startedBefore.get(request.raw);
-    write(
-      request.raw,
-      request.originalUrl,
-      reply.statusCode,
-      since === undefined ? reply.elapsedTime : performance.now() - since,
-    );
+    write(request.raw, request.originalUrl, reply.statusCode, reply.elapsedTime);
     done();
   });
 }

@@ -1,10 +1,12 @@
 /**
- * The one process, one port server: builds the store, the history writer and the Fastify instance,
- * and wires the capabilities into it. Which endpoint a request is for is decided by endpoint/
- * (dispatch.ts); every other host serves the bare-domain routes (dashboard, API, TOTP).
+ * The one process, one port server: builds the store, the history writer, the endpoint plane and the
+ * Fastify instance, and wires the capabilities into them. One Node listener takes every request:
+ * one that names an endpoint (endpoint/dispatch.ts) goes to the endpoint plane's door (serve/), every
+ * other to Fastify, which serves the management plane (dashboard, API, TOTP, docs) alone.
  */
-import { METHODS } from 'node:http';
+import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { inject, type InjectOptions, type Response as InjectResponse } from 'light-my-request';
 import { ConfigError, type Config } from './config.js';
 import { readRegularFile } from './regular-file.js';
 import { createLogger, logRequests, requestLog } from './logger.js';
@@ -27,15 +29,11 @@ import {
   CustomDomains,
   ECHO_ENDPOINT,
   EndpointCache,
-  endpointLane,
-  isPathForm,
-  markSandboxed,
   SANDBOX_HEADERS,
   endpointLifecycle,
-  endpointRoutes,
-  rewriteUrlFor,
-  type Lane,
+  targetFinder,
 } from './endpoint/index.js';
+import { endpointPlane, type Plane } from './serve/index.js';
 import { echoPipeline } from './echo/index.js';
 import { CalloutQueue, CrudListBudget, mockPipeline } from './mock/index.js';
 import { appendRecordedRule } from './admin/index.js';
@@ -54,8 +52,13 @@ export interface App {
   ctx: AppContext;
   /** The admin key generated at this start (first start only), to be printed once. */
   generatedAdminKey: string | undefined;
-  /** The endpoint lane in front of Fastify (endpoint/lane.ts); undefined when built without it. */
-  lane: Lane | undefined;
+  /** The endpoint plane's door (serve/), which every endpoint request goes through. */
+  plane: Plane;
+  /**
+   * A request injected into the one listener, in-process (light-my-request): the door production's
+   * requests go through, endpoint and management plane alike.
+   */
+  inject(opts: InjectOptions | string): Promise<InjectResponse>;
   /**
    * Stops accepting, finishes in-flight requests, flushes the history, closes the store. Resolves
    * with how many answered requests' history could not be written (logged as lost).
@@ -72,8 +75,6 @@ export interface BuildOptions {
   dataFileCheckMs?: number;
   /** The built dashboard's folder (default: dist/web). */
   dashboardDir?: string;
-  /** Endpoint requests answered in front of Fastify (endpoint/lane.ts); off, all go through Fastify. */
-  lane?: boolean;
 }
 
 /** A file a setting names, within CONFIG_FILE_LIMIT; a refusal is a ConfigError naming the setting. */
@@ -101,16 +102,21 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         }
       : null;
   const domains = new CustomDomains();
-  const rewriteUrl = rewriteUrlFor(config.baseDomain, domains);
-  // The lane, built once the endpoint lifecycle is, answers endpoint requests before Fastify sees them.
-  let lane: Lane | undefined;
+  const targetOf = targetFinder(config.baseDomain, domains);
+  // Built once the endpoint lifecycle is; no request arrives before the server listens.
+  let plane: Plane | undefined = undefined;
+  /** The one listener: an endpoint request to the plane's door, every other to Fastify's routing. */
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    const target = targetOf(req);
+    if (target) plane!.handle(req, res, target);
+    else fastify.routing(req, res);
+  };
   const fastify = Fastify({
     // Fastify's own request logging (a child logger per request) costs more than a third of the
     // echo's throughput; the one line per request is written by the onResponse hook below instead.
     logger: false,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
-    rewriteUrl,
     routerOptions: { maxParamLength: 1000 },
     return503OnClosing: true,
     requestTimeout: timeouts.requestTimeout,
@@ -119,17 +125,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     clientErrorHandler,
     frameworkErrors,
     ...(https ? { https } : {}),
-    serverFactory: (handler) =>
-      createNodeServer(
-        (req, res) => {
-          if (lane) return lane.handle(req, res);
-          // Without the lane (which does the same), a path-form request is answered in the sandbox.
-          if (isPathForm(req.url ?? '/', rewriteUrl(req))) markSandboxed(res);
-          handler(req, res);
-        },
-        timeouts,
-        https,
-      ),
+    serverFactory: () => createNodeServer(listener, timeouts, https),
   }) as unknown as FastifyInstance;
 
   const store = opts.store ?? (await openStore(config));
@@ -188,43 +184,36 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   installErrorHandlers(fastify, log);
   installJsonBodyParser(fastify);
 
-  // Endpoints echo every method Node parses, WebDAV's included (CONNECT excepted: it is a tunnel).
+  // Every method Node parses (WebDAV's included; CONNECT is a tunnel) reaches a route or the 404 in
+  // our shape, not Fastify's refusal of a method it does not know.
   for (const m of METHODS) {
     if (m !== 'CONNECT' && !fastify.supportedMethods.includes(m)) fastify.addHttpMethod(m, { hasBody: true });
   }
   // `Expect: 100-continue` with a declared body over the limit: 413 at once.
   answerExpectContinue(fastify.server, config.bodyLimit, (req) =>
-    isPathForm(req.url ?? '/', rewriteUrl(req)) ? SANDBOX_HEADERS : {},
+    targetOf(req)?.pathForm === true ? SANDBOX_HEADERS : {},
   );
   refuseConnect(fastify.server);
-  // A WebSocket upgrade (the local tunnel's) is routed like any request, through the API's hooks.
-  routeUpgrades(fastify.server, (req, res) => fastify.routing(req, res), isTunnelUpgrade);
+  // An upgrade is dispatched like any request: the local tunnel's through the API's hooks, one to an
+  // endpoint through the door.
+  routeUpgrades(fastify.server, listener, isTunnelUpgrade);
   capConnectionsPerIp(fastify.server, config.maxConnectionsPerIp);
   // What the proxy records is appended by the same command as the API's recording route.
   const user = mockPipeline(ctx, (ep, data) => appendRecordedRule(ctx, ep, data));
   const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user };
   const lifecycle = endpointLifecycle(ctx, routing);
-  await fastify.register(async (scope) => endpointRoutes(scope, lifecycle, config.captureLimit, log));
+  const door = endpointPlane({ lifecycle, log: requestLine, logger: log, captureLimit: config.captureLimit });
+  plane = door;
+  // Closing, the door answers 503, as Fastify does (return503OnClosing) for the management plane.
+  fastify.addHook('preClose', (done) => {
+    door.close();
+    done();
+  });
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   await fastify.register(async (scope) =>
     dashboardRoutes(scope, opts.dashboardDir === undefined ? {} : { dir: opts.dashboardDir }),
   );
-  if (opts.lane !== false) {
-    const laneOf = endpointLane({
-      lifecycle,
-      rewrite: rewriteUrl,
-      methods: fastify.supportedMethods,
-      log: requestLine,
-      fastify: (req, res) => fastify.routing(req, res),
-    });
-    // Closing, Fastify answers 503 (return503OnClosing): from then on it sees every request.
-    fastify.addHook('preClose', (done) => {
-      laneOf.close();
-      done();
-    });
-    lane = laneOf;
-  }
   const jobs = startBackgroundJobs(ctx);
   const fileWatch =
     !opts.store && !config.databaseUrl
@@ -236,7 +225,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     fastify,
     ctx,
     generatedAdminKey,
-    lane,
+    plane: door,
+    async inject(opts) {
+      await fastify.ready();
+      return inject(listener, opts);
+    },
     async close() {
       if (closed) return { historyLost: 0 };
       closed = true;

@@ -1,8 +1,8 @@
 /**
- * Which endpoint a request is for (SPEC §1), decided in one place. `<name>.<BASE_DOMAIN>` and the
- * path form `/e/<name>/<rest>` name the same endpoint: Fastify's `rewriteUrl` turns the first into the
- * second, so that one route serves both, and `endpointTarget` splits the path form back into the
- * endpoint name and the path the endpoint sees. Every other host serves the bare-domain routes.
+ * Which endpoint a request is for (SPEC §1), decided in one place and once per request. A host
+ * `<name>.<BASE_DOMAIN>`, a domain an endpoint claims, and the path form `/e/<name>/<rest>` name an
+ * endpoint; the path the endpoint sees is the request target after the name, as sent (never
+ * percent-decoded). Every other request is the management plane's (dashboard, API, TOTP).
  */
 import type { IncomingMessage } from 'node:http';
 import { SERVICE_LABELS } from './names.js';
@@ -27,21 +27,10 @@ function labelOf(h: string, baseDomain: string): string | undefined {
 }
 
 /**
- * Fastify's `rewriteUrl`: a request to `<name>.<BASE_DOMAIN>`, or to a domain an endpoint claims,
- * becomes `/e/<name>/…`.
+ * An endpoint request: the endpoint's name (lower case), the path it sees (its query included), and
+ * whether it came in the path form, which is served in the dashboard's origin (sandbox.ts).
  */
-export function rewriteUrlFor(baseDomain: string, domains?: CustomDomains): (req: IncomingMessage) => string {
-  return (req) => {
-    const url = req.url ?? '/';
-    const host = hostName(req.headers.host);
-    const name = host === undefined ? undefined : (labelOf(host, baseDomain) ?? domains?.get(host));
-    if (name === undefined) return url;
-    return `${PATH_FORM_PREFIX}${name}${url.startsWith('/') ? url : '/' + url}`;
-  };
-}
-
-/** An endpoint's name and the path it sees, from the path form. */
-export type Target = { name: string; path: string };
+export type Target = { name: string; path: string; pathForm: boolean };
 
 /** Splits `/e/<name>/<rest>?q` into the endpoint name and the path the endpoint sees. */
 export function endpointTarget(url: string): Target {
@@ -50,5 +39,22 @@ export function endpointTarget(url: string): Target {
   const name = (end === -1 ? afterPrefix : afterPrefix.slice(0, end)).toLowerCase();
   let path = end === -1 ? '/' : afterPrefix.slice(end);
   if (path.startsWith('?')) path = '/' + path;
-  return { name, path };
+  return { name, path, pathForm: true };
+}
+
+/**
+ * The dispatch of the one listener: the endpoint a request is for, or undefined for the management
+ * plane. A host that names an endpoint wins over the path: `/e/x` on `shop.<domain>` is shop's path.
+ */
+export function targetFinder(
+  baseDomain: string,
+  domains?: CustomDomains,
+): (req: IncomingMessage) => Target | undefined {
+  return (req) => {
+    const url = req.url ?? '/';
+    const host = hostName(req.headers.host);
+    const name = host === undefined ? undefined : (labelOf(host, baseDomain) ?? domains?.get(host));
+    if (name !== undefined) return { name, path: url.startsWith('/') ? url : '/' + url, pathForm: false };
+    return url.startsWith(PATH_FORM_PREFIX) ? endpointTarget(url) : undefined;
+  };
 }

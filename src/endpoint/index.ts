@@ -1,9 +1,14 @@
 /** Public surface of the endpoint lifecycle: dispatch, names, pipeline types, history entries. */
-export { endpointRoutes } from './routes.js';
-export { endpointLifecycle, type EndpointRouting, type Lifecycle } from './lifecycle.js';
-export { endpointLane, type Lane } from './lane.js';
-export { endpointForHost, endpointTarget, rewriteUrlFor, PATH_FORM_PREFIX } from './dispatch.js';
-export { isPathForm, markSandboxed, SANDBOX_HEADERS, SANDBOX_POLICY } from './sandbox.js';
+export {
+  endpointLifecycle,
+  type Decision,
+  type EndpointRouting,
+  type Lifecycle,
+  type Resolved,
+  type StreamRecorder,
+} from './lifecycle.js';
+export { endpointForHost, endpointTarget, targetFinder, PATH_FORM_PREFIX, type Target } from './dispatch.js';
+export { sandboxed, SANDBOX_HEADERS, SANDBOX_POLICY } from './sandbox.js';
 export {
   endpointNameProblem,
   isBuiltIn,

@@ -1,14 +1,12 @@
 /**
- * The request lifecycle of every endpoint, the echo included, on Node's raw request: `/e/<name>/<rest>`
- * (and every `<name>.<domain>` request, rewritten to that form by dispatch.ts). A request goes through
+ * The request lifecycle of every endpoint, the echo included, on Node's raw request (the target
+ * dispatch.ts found). A request goes through
  *
  *   resolve the endpoint → checks that need no body → read and capture → answer (pipeline steps)
  *   → record in the history
  *
- * and comes out as what to send (a `Decision`). Two callers send it: the endpoint routes inside
- * Fastify (routes.ts) and the lane in front of Fastify (lane.ts), which writes the plain answers
- * itself and hands the rest to Fastify. The body is read here, off the raw socket, with the limit
- * counted on the wire: Fastify's parsers never see an endpoint's body.
+ * and comes out as what to send (a `Decision`), which the endpoint plane's door (serve/) writes. The
+ * body is read here, off the raw socket, with the limit counted on the wire.
  */
 import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.js';
@@ -59,15 +57,10 @@ export type Decision =
 
 export interface Lifecycle {
   /**
-   * The endpoint `target` names (endpointTarget of the path form): at once for a built-in or a record
-   * the cache holds, a promise when the store must be read; undefined for one that does not exist.
+   * The endpoint `target` names: at once for a built-in or a record the cache holds, a promise when
+   * the store must be read; undefined for one that does not exist (or an invalid name).
    */
   resolve(target: Target): Resolved | undefined | Promise<Resolved | undefined>;
-  /**
-   * The endpoint `target` names when it exists and is known without a wait (a built-in, a record the
-   * cache holds); undefined otherwise, a read never started.
-   */
-  resolveNow(target: Target): Resolved | undefined;
   /** Runs the request through `resolved` (undefined: the endpoint does not exist). */
   run(req: IncomingMessage, target: Target, resolved: Resolved | undefined): Decision | Promise<Decision>;
 }
@@ -215,10 +208,6 @@ export function endpointLifecycle(ctx: AppContext, routing: EndpointRouting): Li
       return ctx.endpoints
         .get(name)
         .then((endpoint) => (endpoint ? { endpoint, pipeline: routing.user } : undefined));
-    },
-    resolveNow({ name }) {
-      const k = known(name);
-      return k === 'read' ? undefined : k;
     },
     run,
   };

@@ -1,8 +1,9 @@
 /**
  * The answer to a request, as every part of the request path builds it: a status, headers and a
  * body. A header may repeat (two `Set-Cookie` from a proxied upstream are two header lines, never one
- * joined value), so a value is a string or a list of strings. Answers are written by `sendAnswer`
- * through Fastify, or by `writeAnswer` on a raw response where Fastify is not involved.
+ * joined value), so a value is a string or a list of strings. Endpoint answers are written by the
+ * endpoint plane's door (serve/); the management plane's by `sendAnswer` through Fastify, and early
+ * refusals by `writeAnswer` on a raw response.
  */
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -95,86 +96,6 @@ export function replyHeaders(reply: FastifyReply, headers: AnswerHeaders): Fasti
 export function sendAnswer(reply: FastifyReply, a: Answer): FastifyReply {
   a.onWrite?.(reply.raw);
   return replyHeaders(reply.code(a.status), a.headers).send(a.body);
-}
-
-/**
- * Writes `a` as `sendAnswer` would, straight to the response: for the endpoint lifecycle, whose scope
- * has no onSend hook for Fastify's send to run. The bytes on the wire are the same (test/http/
- * reply-direct.test.ts compares them); the work is less: Fastify copies the headers one call a header
- * and parses the content type on every answer (about 4k instructions a request of the echo under
- * callgrind). Fastify's onResponse hooks still run (the request log line): they listen for the
- * response's `finish`. Whatever Fastify's send would change or treat apart goes through `sendAnswer`:
- * a content type missing or not of the simple forms Fastify is known to keep (type/subtype, with a
- * charset or none; a JSON one on a text body gets its charset as Fastify adds it), a status without
- * a body (1xx, 204, 304), HEAD, a preset Content-Length, a stream.
- */
-export function replyDirect(reply: FastifyReply, a: Answer): FastifyReply {
-  return writeDirect(reply.raw, reply.request.method, a, () => reply.hijack()) ? reply : sendAnswer(reply, a);
-}
-
-/**
- * `replyDirect` on a raw response: writes `a` and returns true, or writes nothing and returns false
- * for an answer only Fastify's send writes as it should (the cases `replyDirect` lists). `beforeEnd`
- * runs once the head is accepted, before the body is sent.
- */
-export function writeDirect(
-  res: ServerResponse,
-  method: string | undefined,
-  a: Answer,
-  beforeEnd?: () => void,
-): boolean {
-  const { status, body } = a;
-  const type = a.headers['content-type'];
-  const text = typeof body === 'string';
-  const sent = typeof type === 'string' && (text || Buffer.isBuffer(body)) ? sentType(type, text) : undefined;
-  if (
-    sent === undefined ||
-    a.stream !== undefined ||
-    !Number.isInteger(status) ||
-    status < 200 ||
-    status > 599 ||
-    status === 204 ||
-    status === 304 ||
-    method === 'HEAD' ||
-    a.headers['content-length'] !== undefined
-  )
-    return false;
-  const headers = Object.assign(headerMap(), a.headers);
-  if (sent !== type) headers['content-type'] = sent;
-  headers['content-length'] = String(Buffer.byteLength(body));
-  try {
-    res.writeHead(status, headers as Record<string, string | string[]>);
-  } catch {
-    // A header Node refuses to write (nothing is sent): Fastify's send meets the same error and
-    // answers it as it always has.
-    return false;
-  }
-  a.onWrite?.(res);
-  beforeEnd?.();
-  res.end(body);
-  return true;
-}
-
-/** A media type and an optional charset, as Fastify's content-type parser reads them. */
-const TOKEN = "[\\w!#$%&'*+.^`|~-]+";
-const PLAIN_TYPE = new RegExp(`^${TOKEN}/${TOKEN}$`);
-const TYPE_WITH_CHARSET = new RegExp(`^${TOKEN}/${TOKEN};[ \\t]*charset=${TOKEN}$`, 'i');
-let lastType: { type: string; text: boolean; sent: string | undefined } | undefined;
-
-/**
- * The Content-Type Fastify's send writes for this one: the same, or, on a text body, a JSON type
- * without a charset with `; charset=utf-8` added (Fastify writes the type in lower case then).
- * Undefined for any other (Fastify replaces one it cannot parse; the caller leaves it to Fastify).
- * The last answer's type is kept: most answers repeat it.
- */
-function sentType(type: string, text: boolean): string | undefined {
-  if (lastType?.type === type && lastType.text === text) return lastType.sent;
-  let sent: string | undefined;
-  if (TYPE_WITH_CHARSET.test(type)) sent = type;
-  else if (PLAIN_TYPE.test(type))
-    sent = text && /json/i.test(type) ? `${type.toLowerCase()}; charset=utf-8` : type;
-  lastType = { type, text, sent };
-  return sent;
 }
 
 /** Writes `a` on a raw response (answers given before Fastify sees the request). */

@@ -56,8 +56,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * The Node server for Fastify's `serverFactory`, built as Fastify builds its own (HTTP/1, TLS when
- * `tls` is given, the timeouts applied), whose requests go to `handler`: the endpoint lane in front
- * of Fastify's own handler.
+ * `tls` is given, the timeouts applied), whose requests go to `handler`: the one listener, which
+ * sends endpoint requests to the endpoint plane's door and the rest to Fastify's routing.
  */
 export function createNodeServer(
   handler: Handler,

@@ -5,9 +5,10 @@
  * a body over the limit → 413); anything else is logged and answered 500 without a word about internals.
  */
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorBody, type ErrorDetail } from '../errors.js';
+import { AppError, ERRORS, errorBody, type ErrorDetail } from '../errors.js';
 import { redactUrl } from '../logger.js';
 import { received } from '../schema/index.js';
+import { errorAnswer, headerMap, JSON_TYPE, sendAnswer, type Answer } from './answer.js';
 import { isStoreFull, isStoreUnavailable } from '../store/index.js';
 
 /**
@@ -46,6 +47,36 @@ export function frameworkErrors(err: FastifyError, _request: FastifyRequest, rep
   void reply.code(400).send(errorBody('validation_error', 'The request URL is not valid.'));
 }
 
+/**
+ * The answer to a failure of a route or of the endpoint plane: an AppError's own, a client error
+ * (4xx) as 400, an unavailable store as 503 with Retry-After, anything else logged and 500.
+ */
+export function failureAnswer(err: unknown, log: FastifyBaseLogger, method: string, url: string): Answer {
+  if (err instanceof AppError) {
+    const headers = Object.assign(headerMap(), err.headers, { 'content-type': JSON_TYPE });
+    return { status: err.status, headers, body: JSON.stringify(err.toBody()) };
+  }
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return errorAnswer(400, 'validation_error', (err as Error).message);
+  if (isStoreUnavailable(err)) {
+    // Another process holds the database's lock, the database is away, or its disk is full: not the
+    // client's doing, and it may pass. A full disk is logged as an error: an operator must act.
+    const full = isStoreFull(err);
+    const where = { err, method, url: redactUrl(url) };
+    if (full) log.error(where, 'store full: the database cannot grow');
+    else log.warn(where, 'store unavailable');
+    const body = errorBody(
+      'store_unavailable',
+      full ? 'The database has no space left for this write; retry later.' : undefined,
+    );
+    const headers = Object.assign(headerMap(), { 'retry-after': '1', 'content-type': JSON_TYPE });
+    return { status: 503, headers, body: JSON.stringify(body) };
+  }
+  log.error({ err, method, url: redactUrl(url) }, 'unhandled error');
+  return errorAnswer(500, 'internal_error', ERRORS.internal_error.message);
+}
+
 /** Installs the error handler and the 404 handler on the root instance. */
 export function installErrorHandlers(fastify: FastifyInstance, log: FastifyBaseLogger): void {
   fastify.setErrorHandler((err: FastifyError | AppError, request, reply) => {
@@ -70,21 +101,8 @@ export function installErrorHandlers(fastify: FastifyInstance, log: FastifyBaseL
           ),
         );
     }
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return reply.code(400).send(errorBody('validation_error', err.message));
-    }
-    if (isStoreUnavailable(err)) {
-      // Another process holds the database's lock, the database is away, or its disk is full: not the
-      // client's doing, and it may pass. A full disk is logged as an error: an operator must act.
-      const full = isStoreFull(err);
-      const where = { err, method: request.method, url: redactUrl(request.originalUrl) };
-      if (full) log.error(where, 'store full: the database cannot grow');
-      else log.warn(where, 'store unavailable');
-      const message = full ? 'The database has no space left for this write; retry later.' : undefined;
-      return reply.code(503).header('retry-after', '1').send(errorBody('store_unavailable', message));
-    }
-    log.error({ err, method: request.method, url: redactUrl(request.originalUrl) }, 'unhandled error');
-    return reply.code(500).send(errorBody('internal_error'));
+    const a = failureAnswer(err, log, request.method, request.originalUrl);
+    return sendAnswer(reply, a);
   });
 
   fastify.setNotFoundHandler((request, reply) => {

@@ -20,9 +20,7 @@ export {
   errorAnswer,
   headerMap,
   headerValues,
-  replyDirect,
   replyHeaders,
-  writeDirect,
   sendAnswer,
   withHeaders,
   writeAnswer,
@@ -45,7 +43,7 @@ export {
   type ServerTimeouts,
 } from './connections.js';
 export { redactHeaders, redactValue, REDACTED, SENSITIVE_HEADERS } from './redact.js';
-export { frameworkErrors, installErrorHandlers } from './error-handler.js';
+export { failureAnswer, frameworkErrors, installErrorHandlers } from './error-handler.js';
 export { fileUploadParser, FileUpload, type FileUploadOptions } from './file-upload.js';
 export { installJsonBodyParser, DOCUMENT_MAX_DEPTH } from './json-body.js';
 export { BodyTap } from './body-tap.js';

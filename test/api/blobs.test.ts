@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, adminAuth, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from './api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 
 function multipart(field: string, fileName: string, contentType: string, data: Buffer) {
   const boundary = 'mbblobboundary';
@@ -25,7 +25,7 @@ function upload(
   field = 'file',
 ) {
   const m = multipart(field, fileName, type, data);
-  return app.fastify.inject({
+  return app.inject({
     method: 'POST',
     url: `/api/v2/endpoints/${ep}/blobs`,
     headers: { ...adminAuth, ...m.headers },
@@ -56,7 +56,7 @@ test('upload, list, answer with a blob, refuse unknown names, delete after the r
       action: { type: 'mock', blobPath },
     });
     assert.equal(rule.status, 201, rule.text);
-    const r = await app.fastify.inject({ method: 'GET', url: '/e/blobby/logo' });
+    const r = await app.inject({ method: 'GET', url: '/e/blobby/logo' });
     assert.equal(r.statusCode, 200);
     assert.equal(r.headers['content-type'], 'image/png');
     assert.deepEqual(r.rawPayload, png);

@@ -36,7 +36,7 @@ async function listIsOneCount(overrides: Partial<Config>): Promise<void> {
     store.countHistoryByEndpoint = () => (grouped++, countAll());
 
     const started = performance.now();
-    const r = await app.fastify.inject({ url: '/api/v2/endpoints', headers: adminAuth });
+    const r = await app.inject({ url: '/api/v2/endpoints', headers: adminAuth });
     const took = performance.now() - started;
     assert.equal(r.statusCode, 200);
     const counts = new Map(

@@ -6,19 +6,19 @@ import { adminAuth, startApp } from '../helpers/app.js';
 void test('the endpoint list counts each endpoint’s recorded requests', async () => {
   const app = await startApp();
   try {
-    await app.fastify.inject({
+    await app.inject({
       method: 'POST',
       url: '/api/v2/endpoints',
       headers: adminAuth,
       payload: { name: 'shop' },
     });
-    for (let i = 0; i < 3; i++) await app.fastify.inject({ url: `/e/shop/x${i}` });
-    await app.fastify.inject({ url: '/e/echo/y' });
+    for (let i = 0; i < 3; i++) await app.inject({ url: `/e/shop/x${i}` });
+    await app.inject({ url: '/e/echo/y' });
     await app.ctx.history.flush();
     const deadline = Date.now() + 5000;
     let counts: Record<string, number> = {};
     do {
-      const r = await app.fastify.inject({ url: '/api/v2/endpoints', headers: adminAuth });
+      const r = await app.inject({ url: '/api/v2/endpoints', headers: adminAuth });
       assert.equal(r.statusCode, 200);
       counts = Object.fromEntries(
         r.json().data.map((e: { name: string; requestCount: number }) => [e.name, e.requestCount]),

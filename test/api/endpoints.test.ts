@@ -9,7 +9,7 @@ import {
   createRule,
   mockRule,
   scopedKey,
-} from './api-helpers.js';
+} from '../helpers/api-helpers.js';
 
 let app: TestApp;
 before(async () => {
@@ -28,10 +28,10 @@ void test('POST /endpoints creates an endpoint (201) that answers on its host an
   assert.equal(r.body.host, 'shop.localhost');
   assert.equal(r.body.path, '/e/shop/');
   assert.match(r.body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  const byPath = await app.fastify.inject({ url: '/e/shop/hello' });
+  const byPath = await app.inject({ url: '/e/shop/hello' });
   assert.equal(byPath.statusCode, 200);
   assert.match(byPath.body, /nothing configured for GET \/hello/);
-  const byHost = await app.fastify.inject({ url: '/hello', headers: { host: 'shop.localhost:8080' } });
+  const byHost = await app.inject({ url: '/hello', headers: { host: 'shop.localhost:8080' } });
   assert.equal(byHost.statusCode, 200);
 });
 
@@ -111,7 +111,7 @@ void test('DELETE /endpoints/:ep removes the endpoint with its rules, history an
   await createEndpoint(app, 'doomed');
   await createRule(app, 'doomed', mockRule('/x'));
   const key = await scopedKey(app, 'doomed');
-  await app.fastify.inject({ url: '/e/doomed/x' });
+  await app.inject({ url: '/e/doomed/x' });
   await app.ctx.history.flush();
   assert.equal((await app.ctx.store.listHistory('doomed', {}, 10)).data.length, 1);
 
@@ -121,7 +121,7 @@ void test('DELETE /endpoints/:ep removes the endpoint with its rules, history an
   assert.equal(await app.ctx.store.countRules('doomed'), 0);
   assert.equal((await app.ctx.store.listHistory('doomed', {}, 10)).data.length, 0);
   assertError(await call(app, 'GET', '/endpoints', undefined, key), 401, 'unauthorized_api_key');
-  assert.equal((await app.fastify.inject({ url: '/e/doomed/x' })).statusCode, 404);
+  assert.equal((await app.inject({ url: '/e/doomed/x' })).statusCode, 404);
   assertError(await call(app, 'DELETE', '/endpoints/doomed'), 404, 'not_found');
 });
 

@@ -152,7 +152,7 @@ void describe('what a delete leaves', () => {
 
   void test('requests answered just before the delete are deleted too (the batch writer is flushed)', async () => {
     const ep = await newEndpoint(app);
-    for (let i = 0; i < 3; i++) await app.fastify.inject({ method: 'GET', url: `/e/${ep}/r${i}` });
+    for (let i = 0; i < 3; i++) await app.inject({ method: 'GET', url: `/e/${ep}/r${i}` });
     // No explicit flush: the entries may still be queued in the history writer.
     const res = await api(app, 'DELETE', `/endpoints/${ep}/requests`);
     assert.deepEqual(res.body, { deleted: true, count: 3 });

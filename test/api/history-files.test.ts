@@ -20,7 +20,7 @@ async function upload(ep: string, fileName: string, type: string, content: strin
     `--${BOUNDARY}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n` +
     `--${BOUNDARY}\r\nContent-Disposition: form-data; name="doc"; filename="${fileName}"\r\n` +
     `Content-Type: ${type}\r\n\r\n${content}\r\n--${BOUNDARY}--\r\n`;
-  const res = await app.fastify.inject({
+  const res = await app.inject({
     method: 'POST',
     url: `/e/${ep}/upload`,
     headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
@@ -33,7 +33,7 @@ async function upload(ep: string, fileName: string, type: string, content: strin
 }
 
 async function download(ep: string, id: string, field: string) {
-  return app.fastify.inject({
+  return app.inject({
     method: 'GET',
     url: `/api/v2/endpoints/${ep}/requests/${id}/files/${field}`,
     headers: adminAuth,

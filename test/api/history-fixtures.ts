@@ -67,7 +67,7 @@ export async function api(
   url: string,
   headers: Record<string, string> = adminAuth,
 ): Promise<ApiAnswer> {
-  const res = await app.fastify.inject({ method, url: '/api/v2' + url, headers });
+  const res = await app.inject({ method, url: '/api/v2' + url, headers });
   let body: unknown = res.body;
   if (String(res.headers['content-type'] ?? '').startsWith('application/json')) body = res.json();
   return { status: res.statusCode, body, headers: res.headers };

@@ -31,7 +31,7 @@ function multipart(withFile: boolean): Buffer {
 /** A multipart request with a file, one without, and a plain GET: returns their ids by name. */
 async function seedKinds(ep: string): Promise<{ withFile: string; noFile: string; plain: string }> {
   const send = async (path: string, payload?: Buffer) => {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: payload ? 'POST' : 'GET',
       url: `/e/${ep}${path}`,
       ...(payload
@@ -77,7 +77,7 @@ void describe('entry fields', () => {
 
   void test('rule.ruleId is there when a rule matched', async () => {
     const ep = await newEndpoint(app, 'hosted');
-    const rule = await app.fastify.inject({
+    const rule = await app.inject({
       method: 'POST',
       url: `/api/v2/endpoints/${ep}/rules`,
       headers: adminAuth,
@@ -89,7 +89,7 @@ void describe('entry fields', () => {
     });
     assert.equal(rule.statusCode, 201, rule.body);
     const ruleId = rule.json().id as string;
-    assert.equal((await app.fastify.inject({ url: `/e/${ep}/hit` })).statusCode, 201);
+    assert.equal((await app.inject({ url: `/e/${ep}/hit` })).statusCode, 201);
     await app.ctx.history.flush();
     const list = await api(app, 'GET', `/endpoints/${ep}/requests`);
     assert.deepEqual(list.body.data[0].rule, { matched: true, ruleId });
@@ -201,7 +201,7 @@ void describe('filters', () => {
 void test('the download path of the hosted service serves the uploaded file', async () => {
   const ep = await newEndpoint(app, 'hosted');
   const ids = await seedKinds(ep);
-  const res = await app.fastify.inject({
+  const res = await app.inject({
     url: `/api/v2/endpoints/${ep}/requests/${ids.withFile}/multipart/download?fieldName=document&component=Request`,
     headers: adminAuth,
   });

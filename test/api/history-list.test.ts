@@ -16,9 +16,9 @@ after(async () => {
 void describe('list', () => {
   void test('a request sent to the endpoint is listed with the summary fields, newest first', async () => {
     const ep = await newEndpoint(app);
-    const first = await app.fastify.inject({ method: 'GET', url: `/e/${ep}/first` });
+    const first = await app.inject({ method: 'GET', url: `/e/${ep}/first` });
     assert.equal(first.statusCode, 200);
-    const second = await app.fastify.inject({
+    const second = await app.inject({
       method: 'POST',
       url: `/e/${ep}/things?x=1`,
       headers: { 'content-type': 'application/json', 'x-trace': 'abc' },

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { assertDetail, assertError, call, createEndpoint } from './api-helpers.js';
+import { assertDetail, assertError, call, createEndpoint } from '../helpers/api-helpers.js';
 
 let app: TestApp;
 before(async () => {

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { buildApp } from '../../src/server.js';
 import { testConfig } from '../../src/config.js';
 import { startApp, ADMIN_KEY, type TestApp } from '../helpers/app.js';
-import { assertDetail, call } from './api-helpers.js';
+import { assertDetail, call } from '../helpers/api-helpers.js';
 
 let app: TestApp;
 before(async () => {
@@ -76,7 +76,7 @@ void test('operations are generated from the validating schemas: params, body, r
 });
 
 void test('GET /docs is a public HTML page rendering the document with Swagger UI from this origin', async () => {
-  const r = await app.fastify.inject({ url: '/api/v2/docs' });
+  const r = await app.inject({ url: '/api/v2/docs' });
   assert.equal(r.statusCode, 200);
   assert.match(String(r.headers['content-type']), /^text\/html/);
   assert.match(String(r.headers['content-security-policy']), /script-src 'self'/);
@@ -84,7 +84,7 @@ void test('GET /docs is a public HTML page rendering the document with Swagger U
   assert.match(r.body, /\/api-docs\/swagger-ui-bundle\.js/);
   assert.doesNotMatch(r.body, /<script>|https?:\/\/[a-z]/i, 'no inline script, no outside asset');
   // What it renders: the document, with every operation (the browser test opens the page itself).
-  const doc = (await app.fastify.inject({ url: '/api/v2/openapi.json' })).json();
+  const doc = (await app.inject({ url: '/api/v2/openapi.json' })).json();
   assert.ok(doc.paths['/endpoints/{ep}/rules/reorder'].post.summary);
   assertDetail(await call(app, 'GET', '/openapi.json?x=1', undefined, null), '/x');
 });
@@ -106,7 +106,7 @@ void test('Ajv validation errors of other routes also carry pointer paths and th
       async () => ({ ok: true }),
     );
     await built.fastify.ready();
-    const r = await built.fastify.inject({
+    const r = await built.inject({
       method: 'POST',
       url: '/ajv-probe',
       payload: { status: 50, extra: 1 },
@@ -115,7 +115,7 @@ void test('Ajv validation errors of other routes also carry pointer paths and th
     const details = JSON.parse(r.body).error.details as { path: string; received?: string }[];
     const byPath = Object.fromEntries(details.map((d) => [d.path, d]));
     assert.ok(byPath['/status'] || byPath['/name'] || byPath['/extra'], r.body);
-    const r2 = await built.fastify.inject({
+    const r2 = await built.inject({
       method: 'POST',
       url: '/ajv-probe',
       payload: { status: 50, name: 'x' },
@@ -123,7 +123,7 @@ void test('Ajv validation errors of other routes also carry pointer paths and th
     assert.deepEqual(JSON.parse(r2.body).error.details, [
       { path: '/status', message: 'must be >= 100', received: '50' },
     ]);
-    const r3 = await built.fastify.inject({ method: 'POST', url: '/ajv-probe', payload: { status: 200 } });
+    const r3 = await built.inject({ method: 'POST', url: '/ajv-probe', payload: { status: 200 } });
     assert.equal(JSON.parse(r3.body).error.details[0].path, '/name');
   } finally {
     await built.close();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
-import { call, createEndpoint } from './api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 
 void test('a free endpoint answers 50 requests a day, then 429 quota_exceeded recorded as rejected', async () => {
   const app = await startApp({ defaultPlan: 'free' });
@@ -13,10 +13,10 @@ void test('a free endpoint answers 50 requests a day, then 429 quota_exceeded re
     await createEndpoint(app, 'thrifty');
     await createEndpoint(app, 'neighbour');
     for (let i = 1; i <= 49; i++)
-      assert.equal((await app.fastify.inject({ url: `/e/thrifty/r${i}` })).statusCode, 200);
+      assert.equal((await app.inject({ url: `/e/thrifty/r${i}` })).statusCode, 200);
     // limit − 1 (49th) passed above; the limit (50th) passes; limit + 1 (51st) is refused
-    assert.equal((await app.fastify.inject({ url: '/e/thrifty/r50' })).statusCode, 200);
-    const over = await app.fastify.inject({ url: '/e/thrifty/r51', headers: { host: 'localhost' } });
+    assert.equal((await app.inject({ url: '/e/thrifty/r50' })).statusCode, 200);
+    const over = await app.inject({ url: '/e/thrifty/r51', headers: { host: 'localhost' } });
     assert.equal(over.statusCode, 429);
     assert.match(String(over.headers['content-type']), /^application\/json/);
     assert.equal(JSON.parse(over.body).error.code, 'quota_exceeded');
@@ -24,11 +24,8 @@ void test('a free endpoint answers 50 requests a day, then 429 quota_exceeded re
     assert.ok(retry >= 1 && retry <= 86_400, `retry-after ${retry}`);
     assert.equal(over.headers['x-ratelimit-limit'], '50');
     // by host too, and the quota is per endpoint
-    assert.equal(
-      (await app.fastify.inject({ url: '/x', headers: { host: 'thrifty.localhost' } })).statusCode,
-      429,
-    );
-    assert.equal((await app.fastify.inject({ url: '/e/neighbour/x' })).statusCode, 200);
+    assert.equal((await app.inject({ url: '/x', headers: { host: 'thrifty.localhost' } })).statusCode, 429);
+    assert.equal((await app.inject({ url: '/e/neighbour/x' })).statusCode, 200);
 
     await app.ctx.history.flush();
     const page = await app.ctx.store.listHistory('thrifty', {}, 100);
@@ -40,7 +37,7 @@ void test('a free endpoint answers 50 requests a day, then 429 quota_exceeded re
 
     // moving the endpoint to a plan without a quota lifts it
     await call(app, 'PATCH', '/endpoints/thrifty/settings', { plan: 'unlimited' });
-    assert.equal((await app.fastify.inject({ url: '/e/thrifty/again' })).statusCode, 200);
+    assert.equal((await app.inject({ url: '/e/thrifty/again' })).statusCode, 200);
   } finally {
     await app.stop();
   }
@@ -54,7 +51,7 @@ void test('the quota counts per UTC day: a new day starts a new count', async ()
   const app = await startApp({ plansFile, defaultPlan: 'tiny' }, { now: () => now });
   try {
     await createEndpoint(app, 'daily');
-    const status = async () => (await app.fastify.inject({ url: '/e/daily/' })).statusCode;
+    const status = async () => (await app.inject({ url: '/e/daily/' })).statusCode;
     assert.deepEqual([await status(), await status(), await status()], [200, 200, 429]);
     now = Date.parse('2030-01-02T00:00:01.000Z');
     assert.deepEqual([await status(), await status(), await status()], [200, 200, 429]);

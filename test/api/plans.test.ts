@@ -14,7 +14,7 @@ import {
   createRule,
   mockRule,
   ruleIds,
-} from './api-helpers.js';
+} from '../helpers/api-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mockingbird-plans-'));
 function file(name: string, text: string): string {

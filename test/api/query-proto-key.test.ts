@@ -4,12 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from '../helpers/app.js';
-import { call, createEndpoint } from './api-helpers.js';
+import { useApp } from '../helpers/endpoint.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 
 test('?__proto__ and ?constructor are unknown query parameters like ?bogus, on every route', async (t) => {
-  const app = await startApp();
-  t.after(() => app.stop());
+  const app = await useApp(t);
   await createEndpoint(app, 'shop');
   for (const path of [
     '/endpoints/shop/state',

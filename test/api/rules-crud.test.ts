@@ -11,7 +11,7 @@ import {
   mockRule,
   ruleIds,
   scopedKey,
-} from './api-helpers.js';
+} from '../helpers/api-helpers.js';
 
 let app: TestApp;
 let n = 0;

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { assertDetail, call, createEndpoint, type Res } from './api-helpers.js';
+import { assertDetail, call, createEndpoint, type Res } from '../helpers/api-helpers.js';
 
 let app: TestApp;
 before(async () => {

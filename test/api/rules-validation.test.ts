@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { assertDetail, call, createEndpoint, type Res } from './api-helpers.js';
+import { assertDetail, call, createEndpoint, type Res } from '../helpers/api-helpers.js';
 
 let app: TestApp;
 before(async () => {
@@ -236,7 +236,7 @@ void test('top-level fields: enabled, description, unknown fields', async () => 
 });
 
 void test('a body that is not JSON is a 400 validation_error', async () => {
-  const r = await app.fastify.inject({
+  const r = await app.inject({
     method: 'POST',
     url: '/api/v2/endpoints/valid/rules',
     headers: {

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
 import type { MockEvent } from '../../src/events/index.js';
-import { assertDetail, assertError, call, createEndpoint, scopedKey } from './api-helpers.js';
+import { assertDetail, assertError, call, createEndpoint, scopedKey } from '../helpers/api-helpers.js';
 
 let app: TestApp;
 before(async () => {
@@ -130,7 +130,7 @@ void test('defaultResponse changes what an unmatched request gets; null restores
     defaultResponse: { status: 418, headers: { 'X-Teapot': 'yes' }, body: 'short and stout' },
   });
   assert.equal(r.status, 200, r.text);
-  let res = await app.fastify.inject({ url: '/e/deflt/anything' });
+  let res = await app.inject({ url: '/e/deflt/anything' });
   assert.equal(res.statusCode, 418);
   assert.equal(res.headers['x-teapot'], 'yes');
   assert.equal(res.body, 'short and stout');
@@ -138,21 +138,21 @@ void test('defaultResponse changes what an unmatched request gets; null restores
     defaultResponse: { headers: [{ key: 'content-type', value: 'application/json' }], body: '{}' },
   });
   assert.deepEqual(r.body.defaultResponse.status, 418, 'merged field by field');
-  res = await app.fastify.inject({ url: '/e/deflt/anything' });
+  res = await app.inject({ url: '/e/deflt/anything' });
   assert.match(String(res.headers['content-type']), /^application\/json/);
   r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: null });
   assert.deepEqual(r.body.defaultResponse, { status: 200, headers: {} });
-  res = await app.fastify.inject({ url: '/e/deflt/anything' });
+  res = await app.inject({ url: '/e/deflt/anything' });
   assert.equal(res.statusCode, 200);
   assert.match(res.body, /nothing configured/);
   // What GET shows for the built-in answer, sent back (an export re-imported), keeps it built in.
   r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: r.body.defaultResponse });
   assert.equal(r.status, 200, r.text);
-  res = await app.fastify.inject({ url: '/e/deflt/anything' });
+  res = await app.inject({ url: '/e/deflt/anything' });
   assert.match(res.body, /nothing configured/);
   // An empty 200 of its own is asked for with an empty body.
   r = await call(app, 'PATCH', '/endpoints/deflt/settings', { defaultResponse: { body: '' } });
-  res = await app.fastify.inject({ url: '/e/deflt/anything' });
+  res = await app.inject({ url: '/e/deflt/anything' });
   assert.equal(res.statusCode, 200);
   assert.equal(res.body, '');
 });

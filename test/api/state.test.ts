@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint, scopedKey } from './api-helpers.js';
+import { call, createEndpoint, scopedKey } from '../helpers/api-helpers.js';
 
 let app: TestApp;
 let n = 0;
@@ -220,7 +220,7 @@ test('state survives a restart, and a templated rule keeps counting from where i
       action: { type: 'mock', status: 200, body: `{{step-counter 'inc' 'n'}}`, templated: true },
     });
     assert.equal(rule.status, 201);
-    await first.fastify.inject({ url: '/e/kept/n' });
+    await first.inject({ url: '/e/kept/n' });
     await call(first, 'PUT', '/endpoints/kept/state', {
       items: [{ type: 'list', key: 'l', value: [{ b: 1, a: 2 }] }],
     });
@@ -229,7 +229,7 @@ test('state survives a restart, and a templated rule keeps counting from where i
   }
   const second = await startApp({ dataDir: first.dataDir });
   try {
-    assert.equal((await second.fastify.inject({ url: '/e/kept/n' })).body, '2');
+    assert.equal((await second.inject({ url: '/e/kept/n' })).body, '2');
     const list = await call(second, 'GET', '/endpoints/kept/state/list/l');
     assert.equal(JSON.stringify(list.body.value), '[{"b":1,"a":2}]');
   } finally {

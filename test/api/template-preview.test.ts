@@ -6,14 +6,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { assertDetail, assertError, call, createEndpoint, scopedKey } from './api-helpers.js';
+import { assertDetail, assertError, call, createEndpoint, scopedKey } from '../helpers/api-helpers.js';
 
 let app: TestApp;
 let recorded: string;
 before(async () => {
   app = await startApp();
   await createEndpoint(app, 'prev');
-  const res = await app.fastify.inject({
+  const res = await app.inject({
     method: 'POST',
     url: '/e/prev/users/42?sort=name',
     headers: { 'content-type': 'application/json', 'x-team': 'blue' },

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp } from '../helpers/app.js';
-import { call, createEndpoint } from './api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 
 test('unknown query parameters get the same detail on every route, the value as JSON text', async () => {
   const app = await startApp();

@@ -8,10 +8,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { call } from '../api/api-helpers.js';
+import { call } from '../helpers/api-helpers.js';
 import { send, upstream } from '../proxy/proxy-helpers.js';
 import { ALLOW_LOOPBACK, startApp } from '../helpers/app.js';
-import { createEndpoint } from '../api/api-helpers.js';
+import { createEndpoint } from '../helpers/api-helpers.js';
 import { openSqliteStore, sqliteFile } from '../../src/store/index.js';
 import { calloutApp, calloutRule, entries, eventually } from './callout-helpers.js';
 

@@ -1,7 +1,7 @@
 /** An app on a real port with endpoint `shop`, and rules with a callout action. */
 import assert from 'node:assert/strict';
 import { ALLOW_LOOPBACK, startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import type { Config } from '../../src/config.js';
 import type { HistoryEntry } from '../../src/store/index.js';
 

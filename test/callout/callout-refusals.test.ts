@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call } from '../api/api-helpers.js';
+import { call } from '../helpers/api-helpers.js';
 import { send, upstream } from '../proxy/proxy-helpers.js';
 import { calloutApp, calloutRule, entries, eventually } from './callout-helpers.js';
 

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call } from '../api/api-helpers.js';
+import { call } from '../helpers/api-helpers.js';
 import { rawValues, send, upstream } from '../proxy/proxy-helpers.js';
 import { calloutApp, calloutRule, entries } from './callout-helpers.js';
 

@@ -42,11 +42,11 @@ it('logs one line per request, endpoint requests included', async (t) => {
   assert.ok(!server.stdout().includes('mb_not_a_real_key'));
 });
 
-it('logs one line for an answer the endpoint lane writes, hands to Fastify or leaves to it', async (t) => {
+it('logs one line for each answer the endpoint door writes: GET, HEAD, an unknown endpoint', async (t) => {
   const server = await serveCli({ DATA_DIR: mkdtempSync(join(tmpdir(), 'mb-log-')) }, 20_000, 'info');
   t.after(() => server.child.kill('SIGKILL'));
   const base = `http://127.0.0.1:${server.port}`;
-  // Written by the lane; HEAD handed over to Fastify's send; an unknown endpoint left to Fastify.
+  // A whole answer, HEAD (no body) and an unknown endpoint (404): each written by the door.
   for (const [method, path] of [
     ['GET', '/e/echo/lane'],
     ['HEAD', '/e/echo/head'],

@@ -49,7 +49,7 @@ test('upload, list, serve through a rule, refuse deletion while used, delete', a
       action: { type: 'mock', status: 200, blobPath },
     }),
   );
-  const served = await app.fastify.inject({ method: 'GET', url: '/e/shop/logo' });
+  const served = await app.inject({ method: 'GET', url: '/e/shop/logo' });
   assert.deepEqual(served.rawPayload, png);
   conformsError(await send(app, 'DELETE', `${B}/${blobPath}`), 409, 'conflict');
   conforms(

@@ -93,7 +93,7 @@ export async function send(
   payload?: unknown,
   headers: Record<string, string> = { authorization: adminAuth.authorization.slice('Bearer '.length) },
 ): Promise<Answer> {
-  const r = await app.fastify.inject({
+  const r = await app.inject({
     method: method as 'GET',
     url,
     headers:

@@ -23,7 +23,7 @@ async function hit(
   payload?: string | Buffer,
   headers: Record<string, string> = {},
 ) {
-  const r = await app.fastify.inject({
+  const r = await app.inject({
     method: method as 'GET',
     url,
     headers,

@@ -8,12 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ConfigFileError, loadConfigFile } from '../../src/config-file/index.js';
-import { startApp } from '../helpers/app.js';
+import { useApp } from '../helpers/endpoint.js';
 import { tempFiles } from './helpers.js';
 
 test('a __proto__ key in a configuration file is refused with its line, and nothing is applied', async (t) => {
-  const app = await startApp();
-  t.after(() => app.stop());
+  const app = await useApp(t);
   for (const [yaml, message] of [
     [
       'endpoints:\n  __proto__:\n    settings: { localTunnel: true }\n',

@@ -61,7 +61,7 @@ describe('request log under load in Chromium', { skip: browserSkip() }, () => {
 
   before(async () => {
     app = await startApp({}, { listen: true, dashboardDir: WEB_DIR });
-    const created = await app.fastify.inject({
+    const created = await app.inject({
       method: 'POST',
       url: '/api/v2/endpoints',
       headers: adminAuth,

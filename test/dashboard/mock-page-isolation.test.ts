@@ -9,7 +9,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { browserSkip, launchBrowser, WEB_DIR, type TestBrowser } from '../helpers/browser.js';
 
 const WAIT = { timeout: 15_000 };

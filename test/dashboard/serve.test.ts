@@ -39,7 +39,7 @@ void test('/ and the client routes answer index.html, not cached, under the CSP'
     '/endpoints/shop/requests',
     '/endpoints/shop/rules',
   ]) {
-    const r = await app.fastify.inject({ url, headers: { host: 'localhost:8080' } });
+    const r = await app.inject({ url, headers: { host: 'localhost:8080' } });
     assert.equal(r.statusCode, 200, url);
     assert.equal(r.headers['content-type'], 'text/html; charset=utf-8', url);
     assert.equal(r.headers['cache-control'], 'no-cache', url);
@@ -49,21 +49,21 @@ void test('/ and the client routes answer index.html, not cached, under the CSP'
 });
 
 void test('hashed assets are served with their type and a year-long immutable cache', async () => {
-  const js = await app.fastify.inject({ url: '/assets/app-0123abcd.js' });
+  const js = await app.inject({ url: '/assets/app-0123abcd.js' });
   assert.equal(js.statusCode, 200);
   assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
   assert.equal(js.headers['cache-control'], 'public, max-age=31536000, immutable');
   assert.match(js.body, /fixture/);
-  const css = await app.fastify.inject({ url: '/assets/app-0123abcd.css?v=1' });
+  const css = await app.inject({ url: '/assets/app-0123abcd.css?v=1' });
   assert.equal(css.statusCode, 200);
   assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
-  const docs = await app.fastify.inject({ url: '/api-docs/init.js' });
+  const docs = await app.inject({ url: '/api-docs/init.js' });
   assert.equal(docs.statusCode, 200);
   assert.equal(docs.headers['cache-control'], 'no-cache');
 });
 
 void test('an unknown asset is a JSON 404', async () => {
-  const r = await app.fastify.inject({ url: '/assets/nope-1234.js' });
+  const r = await app.inject({ url: '/assets/nope-1234.js' });
   assert.equal(r.statusCode, 404);
   assert.equal(r.json().error.code, 'not_found');
 });
@@ -107,10 +107,10 @@ void test('no path reaches a file outside the served folders (directory traversa
 });
 
 void test('the app is served on the bare and tools hosts, not on an endpoint host', async () => {
-  const tools = await app.fastify.inject({ url: '/', headers: { host: 'tools.localhost' } });
+  const tools = await app.inject({ url: '/', headers: { host: 'tools.localhost' } });
   assert.equal(tools.statusCode, 200);
   assert.match(tools.body, /id="app"/);
-  const ep = await app.fastify.inject({ url: '/', headers: { host: 'echo.localhost' } });
+  const ep = await app.inject({ url: '/', headers: { host: 'echo.localhost' } });
   assert.doesNotMatch(ep.body, /id="app"/);
 });
 
@@ -118,11 +118,11 @@ void test('without a build, / says how to build the dashboard (503), never a bar
   const empty = mkdtempSync(join(tmpdir(), 'mockingbird-noweb-'));
   const bare = await startApp({}, { dashboardDir: empty });
   try {
-    const r = await bare.fastify.inject({ url: '/' });
+    const r = await bare.inject({ url: '/' });
     assert.equal(r.statusCode, 503);
     assert.match(r.body, /npm run build/);
     assertPolicy(r.headers, '/');
-    assert.equal((await bare.fastify.inject({ url: '/assets/app.js' })).statusCode, 404);
+    assert.equal((await bare.inject({ url: '/assets/app.js' })).statusCode, 404);
   } finally {
     await bare.stop();
     rmSync(empty, { recursive: true, force: true });
@@ -130,7 +130,7 @@ void test('without a build, / says how to build the dashboard (503), never a bar
 });
 
 void test('GET /api/v2/docs is the Swagger UI shell: public, from this origin, no inline script', async () => {
-  const r = await app.fastify.inject({ url: '/api/v2/docs' });
+  const r = await app.inject({ url: '/api/v2/docs' });
   assert.equal(r.statusCode, 200);
   assert.match(String(r.headers['content-type']), /^text\/html/);
   assertPolicy(r.headers, '/api/v2/docs');

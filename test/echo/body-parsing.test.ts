@@ -30,7 +30,7 @@ void describe('echo body parsing', () => {
   });
 
   async function post(contentType: string, payload: string | Buffer, method = 'POST'): Promise<Echo> {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: method as 'POST',
       url: '/e/echo/body',
       headers: { 'content-type': contentType },

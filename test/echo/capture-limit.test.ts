@@ -7,7 +7,7 @@ test('history keeps at most CAPTURE_LIMIT bytes of each body and flags the cut',
   const app = await startApp({ captureLimit: 1024 });
   try {
     const post = (payload: string) =>
-      app.fastify.inject({
+      app.inject({
         method: 'POST',
         url: '/e/echo/cap',
         headers: { 'content-type': 'text/plain' },

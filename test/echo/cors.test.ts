@@ -18,7 +18,7 @@ void describe('echo CORS', () => {
   });
 
   void it('answers a preflight with 204, every method, the requested headers and a max age', async () => {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'OPTIONS',
       url: '/e/echo/users',
       headers: {
@@ -39,7 +39,7 @@ void describe('echo CORS', () => {
   });
 
   void it('sends no Access-Control-Allow-Headers when none were requested', async () => {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'OPTIONS',
       url: '/e/echo/users',
       headers: { 'access-control-request-method': 'GET' },
@@ -50,7 +50,7 @@ void describe('echo CORS', () => {
   });
 
   void it('allows a requested method outside the usual list, since the echo answers it', async () => {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'OPTIONS',
       url: '/e/echo/dav',
       headers: { 'access-control-request-method': 'PROPFIND' },
@@ -60,7 +60,7 @@ void describe('echo CORS', () => {
   });
 
   void it('does not add a requested "method" that is not a method token', async () => {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'OPTIONS',
       url: '/e/echo/x',
       headers: { 'access-control-request-method': 'GET, EVIL' },
@@ -70,7 +70,7 @@ void describe('echo CORS', () => {
   });
 
   void it('answers a preflight sent to the host form the same way', async () => {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'OPTIONS',
       url: '/users',
       headers: { host: 'echo.localhost', 'access-control-request-method': 'POST' },
@@ -80,7 +80,7 @@ void describe('echo CORS', () => {
   });
 
   void it('echoes a plain OPTIONS (no Access-Control-Request-Method) with 200', async () => {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'OPTIONS',
       url: '/e/echo/users?x=1',
       headers: { origin: 'https://app.example' },
@@ -94,8 +94,8 @@ void describe('echo CORS', () => {
   });
 
   void it('puts Access-Control-Allow-Origin on echoes of every kind, warnings included', async () => {
-    const get = await app.fastify.inject({ method: 'GET', url: '/e/echo/' });
-    const bad = await app.fastify.inject({
+    const get = await app.inject({ method: 'GET', url: '/e/echo/' });
+    const bad = await app.inject({
       method: 'POST',
       url: '/e/echo/',
       headers: { 'content-type': 'application/json' },

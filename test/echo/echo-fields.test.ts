@@ -17,7 +17,7 @@ void describe('echo document fields', () => {
   });
 
   async function get(url: string, headers: Record<string, string> = {}): Promise<Echo> {
-    const res = await app.fastify.inject({ method: 'GET', url, headers });
+    const res = await app.inject({ method: 'GET', url, headers });
     assert.equal(res.statusCode, 200);
     return res.json();
   }

@@ -21,7 +21,7 @@ void describe('echo history', () => {
   });
 
   void it('records an echo request with behavior echo, its request and its answer', async () => {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'POST',
       url: '/e/echo/orders?id=7',
       headers: { 'content-type': 'application/json', 'x-trace': 'abc' },
@@ -45,7 +45,7 @@ void describe('echo history', () => {
   });
 
   void it('records requests sent to the host form under the same endpoint', async () => {
-    await app.fastify.inject({ method: 'DELETE', url: '/via-host', headers: { host: 'echo.localhost' } });
+    await app.inject({ method: 'DELETE', url: '/via-host', headers: { host: 'echo.localhost' } });
     await app.ctx.history.flush();
     const page = await app.ctx.store.listHistory('echo', { path: { substring: '/via-host' } }, 10);
     assert.equal(page.data.length, 1);
@@ -54,7 +54,7 @@ void describe('echo history', () => {
   });
 
   void it('records a preflight with its 204', async () => {
-    await app.fastify.inject({
+    await app.inject({
       method: 'OPTIONS',
       url: '/e/echo/preflighted',
       headers: { 'access-control-request-method': 'PUT' },
@@ -65,7 +65,7 @@ void describe('echo history', () => {
   });
 
   void it('records multipart files with the entry', async () => {
-    await app.fastify.inject({
+    await app.inject({
       method: 'POST',
       url: '/e/echo/upload',
       headers: { 'content-type': 'multipart/form-data; boundary=b0' },

@@ -17,7 +17,7 @@ void describe('echo addressing', () => {
     await app.stop();
   });
 
-  const get = (url: string, host: string) => app.fastify.inject({ method: 'GET', url, headers: { host } });
+  const get = (url: string, host: string) => app.inject({ method: 'GET', url, headers: { host } });
 
   void it('gives the same echo for the path form and the host form', async () => {
     const pathForm = await get('/e/echo/users?id=1', 'localhost');
@@ -64,14 +64,14 @@ void describe('echo addressing', () => {
   void it('uses the configured BASE_DOMAIN', async () => {
     const other = await startApp({ baseDomain: 'mock.test' });
     try {
-      const res = await other.fastify.inject({
+      const res = await other.inject({
         method: 'GET',
         url: '/a',
         headers: { host: 'echo.mock.test:9000' },
       });
       assert.equal(res.statusCode, 200);
       assert.equal(res.json().path, '/a');
-      const notEcho = await other.fastify.inject({
+      const notEcho = await other.inject({
         method: 'GET',
         url: '/a',
         headers: { host: 'echo.localhost' },

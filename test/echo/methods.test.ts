@@ -33,7 +33,7 @@ void describe('every method is echoed', () => {
 
   for (const method of METHODS) {
     void it(`echoes ${method} with 200, JSON and open CORS`, async () => {
-      const res = await app.fastify.inject({ method: method as 'GET', url: '/e/echo/m?x=1' });
+      const res = await app.inject({ method: method as 'GET', url: '/e/echo/m?x=1' });
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
       assert.equal(res.headers['access-control-allow-origin'], '*');
@@ -87,7 +87,7 @@ void describe('every method is echoed', () => {
   });
 
   void it('answers 200 even when the request earns warnings', async () => {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'POST',
       url: '/e/echo/w',
       headers: { 'content-type': 'application/json' },

@@ -22,7 +22,7 @@ void describe('echo rate limit', () => {
   });
 
   const hit = (ip?: string) =>
-    app.fastify.inject({
+    app.inject({
       method: 'GET',
       url: '/e/echo/limited',
       headers: ip ? { 'x-forwarded-for': ip } : {},
@@ -54,9 +54,9 @@ void describe('echo rate limit', () => {
 
   void it('keeps refusing within the window, also preflights and other methods', async () => {
     assert.equal((await hit()).statusCode, 429);
-    const post = await app.fastify.inject({ method: 'POST', url: '/e/echo/x', payload: 'x' });
+    const post = await app.inject({ method: 'POST', url: '/e/echo/x', payload: 'x' });
     assert.equal(post.statusCode, 429);
-    const pre = await app.fastify.inject({
+    const pre = await app.inject({
       method: 'OPTIONS',
       url: '/e/echo/x',
       headers: { 'access-control-request-method': 'GET' },
@@ -79,7 +79,7 @@ void describe('echo rate limit', () => {
   void it('does not limit the API or other endpoints with the echo limit', async () => {
     for (let i = 0; i < LIMIT; i++) await hit();
     assert.equal((await hit()).statusCode, 429);
-    const other = await app.fastify.inject({ method: 'GET', url: '/e/nope-endpoint/x' });
+    const other = await app.inject({ method: 'GET', url: '/e/nope-endpoint/x' });
     assert.equal(other.statusCode, 404);
   });
 });
@@ -95,7 +95,7 @@ void describe('echo rate limit behind a trusted proxy', () => {
 
   void it('counts each forwarded client separately', async () => {
     const as = (ip: string) =>
-      app.fastify.inject({ method: 'GET', url: '/e/echo/', headers: { 'x-forwarded-for': ip } });
+      app.inject({ method: 'GET', url: '/e/echo/', headers: { 'x-forwarded-for': ip } });
     assert.equal((await as('203.0.113.1')).statusCode, 200);
     assert.equal((await as('203.0.113.1')).statusCode, 429);
     assert.equal((await as('203.0.113.2')).statusCode, 200);
@@ -109,7 +109,7 @@ void describe('echo rate limit default', () => {
   void it('is 1000 requests a minute', async () => {
     const app = await startApp();
     try {
-      const res = await app.fastify.inject({ method: 'GET', url: '/e/echo/' });
+      const res = await app.inject({ method: 'GET', url: '/e/echo/' });
       assert.equal(res.headers['x-ratelimit-limit'], '1000');
       assert.equal(res.headers['x-ratelimit-remaining'], '999');
     } finally {

@@ -8,7 +8,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { rawEcho, rawHttp, type Echo } from './echo-helpers.js';
 
 async function echo(app: TestApp, headers: Record<string, string>): Promise<Echo> {
-  const res = await app.fastify.inject({ method: 'GET', url: '/e/echo/who', headers });
+  const res = await app.inject({ method: 'GET', url: '/e/echo/who', headers });
   assert.equal(res.statusCode, 200);
   return res.json();
 }

@@ -54,7 +54,7 @@ test('settings changed and an endpoint deleted through the API apply to the next
   const app = await startApp();
   try {
     const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
-      app.fastify.inject({ method, url, headers: adminAuth, ...(payload ? { payload } : {}) });
+      app.inject({ method, url, headers: adminAuth, ...(payload ? { payload } : {}) });
     assert.equal((await inject('POST', '/api/v2/endpoints', { name: 'cached' })).statusCode, 201);
     assert.equal((await inject('GET', '/e/cached/x')).statusCode, 200);
     await inject('PATCH', '/api/v2/endpoints/cached/settings', {
@@ -107,7 +107,7 @@ test('a name the endpoint routes refuse is 404 even when the cache holds a recor
     await app.ctx.store.createEndpoint({ name: 'tools', createdAt: 1, settings: {} });
     assert.equal((await app.ctx.endpoints.get('tools'))?.name, 'tools');
     assert.equal(app.ctx.endpoints.loaded('tools')?.name, 'tools');
-    assert.equal((await app.fastify.inject({ method: 'GET', url: '/e/tools/x' })).statusCode, 404);
+    assert.equal((await app.inject({ method: 'GET', url: '/e/tools/x' })).statusCode, 404);
   } finally {
     await app.stop();
   }

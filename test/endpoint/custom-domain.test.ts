@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomDomains } from '../../src/endpoint/index.js';
 import { adminAuth, startApp, type TestApp } from '../helpers/app.js';
-import { assertDetail, assertError, call, createEndpoint, scopedKey } from '../api/api-helpers.js';
+import { assertDetail, assertError, call, createEndpoint, scopedKey } from '../helpers/api-helpers.js';
 
 let app: TestApp;
 before(async () => {
@@ -20,7 +20,7 @@ after(async () => {
   await app.stop();
 });
 
-const get = (host: string, path = '/hello') => app.fastify.inject({ url: path, headers: { host } });
+const get = (host: string, path = '/hello') => app.inject({ url: path, headers: { host } });
 
 async function claim(ep: string, customDomain: unknown, key = adminAuth.authorization) {
   return call(app, 'PATCH', `/endpoints/${ep}/settings`, { customDomain }, key);
@@ -55,7 +55,7 @@ void describe('dispatch', () => {
   void test('another host is untouched: the bare domain still serves the API', async () => {
     await createEndpoint(app, 'other-host');
     assert.equal((await claim('other-host', { enabled: true, domain: 'mock.other.test' })).status, 200);
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       url: '/api/v2/endpoints',
       headers: { ...adminAuth, host: 'localhost' },
     });
@@ -146,7 +146,7 @@ void test('the claim survives a restart', async () => {
     await first.stop();
     const second = await startApp({ dataDir });
     try {
-      const res = await second.fastify.inject({ url: '/x', headers: { host: 'kept.example.com' } });
+      const res = await second.inject({ url: '/x', headers: { host: 'kept.example.com' } });
       assert.match(res.body, /Mockingbird endpoint "kept"/);
     } finally {
       await second.stop();

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
-import { endpointForHost, endpointTarget, rewriteUrlFor } from '../../src/endpoint/index.js';
+import { CustomDomains, endpointForHost, endpointTarget, targetFinder } from '../../src/endpoint/index.js';
 
 test('a sub-domain of the base domain names an endpoint; service labels and other hosts do not', () => {
   assert.equal(endpointForHost('shop.localhost:8080', 'localhost'), 'shop');
@@ -19,15 +19,29 @@ test('a sub-domain of the base domain names an endpoint; service labels and othe
     assert.equal(endpointForHost(host, 'localhost'), undefined, String(host));
 });
 
-test('rewriteUrl turns a host-form request into the path form; others pass unchanged', () => {
-  const rewrite = rewriteUrlFor('localhost');
+test('the dispatch finds the endpoint of a host-form request; others are the management plane', () => {
+  const domains = new CustomDomains();
+  domains.set('shop', 'shop.example');
+  const targetOf = targetFinder('localhost', domains);
   const req = (host: string, url: string) => ({ headers: { host }, url }) as IncomingMessage;
-  assert.equal(rewrite(req('shop.localhost', '/users?id=1')), '/e/shop/users?id=1');
-  assert.equal(rewrite(req('localhost', '/api/v2/endpoints')), '/api/v2/endpoints');
+  assert.deepEqual(targetOf(req('shop.localhost', '/users?id=1')), {
+    name: 'shop',
+    path: '/users?id=1',
+    pathForm: false,
+  });
+  assert.deepEqual(targetOf(req('Shop.Example:8443', '/e/x')), {
+    name: 'shop',
+    path: '/e/x',
+    pathForm: false,
+  });
+  assert.deepEqual(targetOf(req('localhost', '/e/shop/a')), { name: 'shop', path: '/a', pathForm: true });
+  assert.equal(targetOf(req('localhost', '/api/v2/endpoints')), undefined);
+  assert.equal(targetOf(req('localhost', '/e')), undefined);
 });
 
 test('the path form splits into the endpoint name and the path it sees', () => {
-  assert.deepEqual(endpointTarget('/e/shop/users?id=1'), { name: 'shop', path: '/users?id=1' });
-  assert.deepEqual(endpointTarget('/e/Shop'), { name: 'shop', path: '/' });
-  assert.deepEqual(endpointTarget('/e/shop?x=1'), { name: 'shop', path: '/?x=1' });
+  const pathForm = true;
+  assert.deepEqual(endpointTarget('/e/shop/users?id=1'), { name: 'shop', path: '/users?id=1', pathForm });
+  assert.deepEqual(endpointTarget('/e/Shop'), { name: 'shop', path: '/', pathForm });
+  assert.deepEqual(endpointTarget('/e/shop?x=1'), { name: 'shop', path: '/?x=1', pathForm });
 });

@@ -6,16 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import Fastify from 'fastify';
+import { createServer } from 'node:http';
 import { until } from '../helpers/until.js';
 import { startApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/raw.js';
-import { endpointLifecycle, endpointRoutes, rewriteUrlFor, type Step } from '../../src/endpoint/index.js';
+import { endpointLifecycle, targetFinder, type Step } from '../../src/endpoint/index.js';
 import type { Answer } from '../../src/http/index.js';
+import { endpointPlane } from '../../src/serve/index.js';
 
 async function harness(steps: Step[], refuse?: Answer) {
   const app = await startApp();
-  const server = Fastify({ rewriteUrl: rewriteUrlFor('localhost') });
   const seen: string[] = [];
   const probe = {
     ...(refuse ? { beforeBody: () => ({ refuse }) } : {}),
@@ -27,23 +27,28 @@ async function harness(steps: Step[], refuse?: Answer) {
       }) satisfies Step,
     ],
   };
-  await server.register(async (scope) =>
-    endpointRoutes(
-      scope,
-      endpointLifecycle(app.ctx, { builtIn: new Map([['probe', probe]]), user: probe }),
-      app.ctx.config.captureLimit,
-      app.ctx.log,
-    ),
-  );
-  await server.listen({ port: 0, host: '127.0.0.1' });
-  const addr = server.server.address();
+  const plane = endpointPlane({
+    lifecycle: endpointLifecycle(app.ctx, { builtIn: new Map([['probe', probe]]), user: probe }),
+    log: () => {},
+    logger: app.ctx.log,
+    captureLimit: app.ctx.config.captureLimit,
+  });
+  const targetOf = targetFinder('localhost');
+  const server = createServer((req, res) => {
+    const target = targetOf(req);
+    if (target) plane.handle(req, res, target);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
   return {
     app,
     port,
     seen,
     async stop() {
-      await server.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
       await app.stop();
     },
   };

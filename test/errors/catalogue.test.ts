@@ -30,12 +30,13 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
   target_refused: [502, 'The upstream address is not allowed.'],
   store_unavailable: [503, 'The database is busy or unreachable; retry shortly.'],
   qr_busy: [503, 'QR decoding is busy; retry in a few seconds.'],
+  shutting_down: [503, 'The server is shutting down; retry on another instance.'],
   gateway_timeout: [504, 'The upstream server did not answer in time.'],
   loop_detected: [508, 'The request came back to this server: the proxy target leads here.'],
 };
 
 test('the catalogue has exactly the expected codes', () => {
-  assert.equal(Object.keys(ERRORS).length, 23);
+  assert.equal(Object.keys(ERRORS).length, 24);
   assert.deepEqual(Object.keys(ERRORS).sort(), Object.keys(EXPECTED).sort());
 });
 

@@ -6,15 +6,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALLOW_LOOPBACK, startApp } from '../helpers/app.js';
+import { ALLOW_LOOPBACK } from '../helpers/app.js';
+import { useApp } from '../helpers/endpoint.js';
 import { until } from '../helpers/until.js';
 import { api, startTarget, startTunnelCli, tunnelEndpoint } from '../tunnel/tunnel-helpers.js';
 import { uploadSpec } from '../oas/oas-helpers.js';
 import { PETSTORE_30_YAML } from '../oas/fixtures.js';
 
 test('a live tunnel beats the proxy; with the tunnel gone the proxy answers', async (t) => {
-  const app = await startApp(ALLOW_LOOPBACK, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, ALLOW_LOOPBACK, { listen: true });
   const local = await startTarget((_req, res) => res.end('from the tunnel'));
   t.after(() => local.close());
   const upstream = await startTarget((_req, res) => res.end('from the proxy'));
@@ -45,8 +45,7 @@ test('a live tunnel beats the proxy; with the tunnel gone the proxy answers', as
 });
 
 test('the proxy beats an OpenAPI spec; with no proxy target the spec answers', async (t) => {
-  const app = await startApp(ALLOW_LOOPBACK, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, ALLOW_LOOPBACK, { listen: true });
   const upstream = await startTarget((_req, res) => res.end('from the proxy'));
   t.after(() => upstream.close());
   await api(app.port, 'POST', '/endpoints', { name: 'specs' });

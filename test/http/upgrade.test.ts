@@ -5,12 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from '../helpers/app.js';
+import { useApp } from '../helpers/endpoint.js';
 import { rawRequest } from '../helpers/raw.js';
 
 test('an h2c upgrade request is answered as a plain request; one with a body is 400', async (t) => {
-  const app = await startApp({}, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, {}, { listen: true });
   const upgrade =
     'Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n';
   const echo = await rawRequest(app.port, `GET /e/echo/x?a=1 HTTP/1.1\r\nHost: localhost\r\n${upgrade}\r\n`);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { deleteOldCrudItemsOnce } from '../../src/background.js';
 import { collectionLocator, CRUD_LIST_MAX, type Condition } from '../../src/mock/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { assertDetail, call, createEndpoint } from '../api/api-helpers.js';
+import { assertDetail, call, createEndpoint } from '../helpers/api-helpers.js';
 
 const DAY = 86_400_000;
 let clock = Date.UTC(2026, 0, 10, 12);
@@ -55,7 +55,7 @@ async function send(
   on: TestApp = app,
   headers: Record<string, string> = {},
 ): Promise<Sent> {
-  const r = await on.fastify.inject({
+  const r = await on.inject({
     method: method as 'GET',
     url: `/e/${ep}${url}`,
     headers:

@@ -6,10 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryRateLimiter } from '../../src/http/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { endpointRequest } from '../helpers/endpoint.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 
 function send(app: TestApp, path: string, headers: Record<string, string> = {}, method = 'GET') {
-  return app.fastify.inject({ method: method as 'GET', url: `/e/guarded${path}`, headers });
+  return endpointRequest(app, 'guarded', path, { method, headers });
 }
 
 async function history(app: TestApp) {

@@ -6,7 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { endpointRequest, type EndpointRequestOptions } from '../helpers/endpoint.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { pickWeighted } from '../../src/mock/index.js';
 
 let app: TestApp;
@@ -28,17 +29,8 @@ async function endpoint(rules: unknown[]): Promise<string> {
   return name;
 }
 
-const send = (
-  ep: string,
-  url: string,
-  opts: { method?: string; headers?: Record<string, string>; payload?: string } = {},
-) =>
-  app.fastify.inject({
-    method: (opts.method ?? 'GET') as 'GET',
-    url: `/e/${ep}${url}`,
-    headers: opts.headers ?? {},
-    ...(opts.payload !== undefined ? { payload: opts.payload } : {}),
-  });
+const send = (ep: string, url: string, opts: EndpointRequestOptions = {}) =>
+  endpointRequest(app, ep, url, opts);
 
 async function lastEntry(ep: string) {
   await app.ctx.history.flush();

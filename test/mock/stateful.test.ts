@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { freshPgDatabase, pgSkip, suiteOrSkip } from '../helpers/pg.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 
 const backends = [
   { name: 'sqlite', skip: false as const, db: async () => ({ url: undefined, drop: async () => undefined }) },
@@ -46,7 +46,7 @@ for (const backend of backends) {
     }
 
     const send = (ep: string, method: string, url: string, body?: unknown) =>
-      app.fastify.inject({
+      app.inject({
         method: method as 'GET',
         url: `/e/${ep}${url}`,
         ...(body !== undefined

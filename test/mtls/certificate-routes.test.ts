@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverCertificate } from './tls-fixture.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { assertDetail, assertError, call, createEndpoint, scopedKey } from '../api/api-helpers.js';
+import { assertDetail, assertError, call, createEndpoint, scopedKey } from '../helpers/api-helpers.js';
 import { MAX_CERTIFICATES } from '../../src/mtls/index.js';
 
 let app: TestApp;

@@ -10,7 +10,7 @@ import { Agent } from 'node:https';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { serverCertificate, httpsGet, type ServerCert } from './tls-fixture.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { issueClientCert, makeCa } from '../../src/mtls/x509.js';
 
 let server: ServerCert;

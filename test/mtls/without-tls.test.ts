@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serverCertificate } from './tls-fixture.js';
 import { startApp } from '../helpers/app.js';
-import { assertDetail, assertError, call, createEndpoint } from '../api/api-helpers.js';
+import { assertDetail, assertError, call, createEndpoint } from '../helpers/api-helpers.js';
 
 void test('without TLS: mtls.enabled true and POST certificates are 400; listing and turning it off work', async () => {
   const app = await startApp({ plansFile: undefined });
@@ -45,7 +45,7 @@ void test('an endpoint left with mtls.enabled after TLS is removed refuses reque
     const plain = await startApp({ dataDir });
     try {
       assert.equal((await call(plain, 'GET', '/endpoints/shop/settings')).body.mtls.enabled, true);
-      const res = await plain.fastify.inject({ method: 'GET', url: '/e/shop/hello' });
+      const res = await plain.inject({ method: 'GET', url: '/e/shop/hello' });
       assert.equal(res.statusCode, 403);
       assert.match(String(res.headers['content-type']), /^text\/plain/);
       assert.match(res.body, /requires a valid client certificate.*HTTPS/);

@@ -13,7 +13,7 @@ import { generate, schemaUnitsOf } from '../../src/oas/index.js';
 import { SchemaBudgetError, SchemaExpander } from '../../src/oas/flatten.js';
 import { fakerOf, loadFakeData } from '../../src/template/index.js';
 import { adminAuth, startApp, type TestApp } from '../helpers/app.js';
-import { createEndpoint } from '../api/api-helpers.js';
+import { createEndpoint } from '../helpers/api-helpers.js';
 import { hit, postSpec, uploadSpec } from './oas-helpers.js';
 
 /** `levels` levels of `allOf: [A(n+1), A(n+1)]` over an object with one string property, as GET /a's answer. */

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startApp } from '../helpers/app.js';
-import { createEndpoint } from '../api/api-helpers.js';
+import { createEndpoint } from '../helpers/api-helpers.js';
 import {
   generate,
   OAS_GENERATE_DEPTH,

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp } from '../helpers/app.js';
-import { call, createEndpoint, createRule, mockRule } from '../api/api-helpers.js';
+import { call, createEndpoint, createRule, mockRule } from '../helpers/api-helpers.js';
 import { PETSTORE_30_YAML, STORE_20, USERS_31 } from './fixtures.js';
 import { hit, uploadSpec } from './oas-helpers.js';
 

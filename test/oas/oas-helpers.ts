@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { adminAuth, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
-import { call, type Res } from '../api/api-helpers.js';
+import { call, type Res } from '../helpers/api-helpers.js';
 
 function res(r: { statusCode: number; body: string; headers: Record<string, unknown> }): Res {
   let body: unknown;
@@ -22,7 +22,7 @@ export async function postSpec(
   opts: { query?: string; contentType?: string; key?: string } = {},
 ): Promise<Res> {
   const text = typeof doc === 'string' ? doc : JSON.stringify(doc);
-  const r = await app.fastify.inject({
+  const r = await app.inject({
     method: 'POST',
     url: `/api/v2/endpoints/${ep}/specs${opts.query ?? ''}`,
     headers: {
@@ -53,7 +53,7 @@ export async function postSpecMultipart(
     Buffer.isBuffer(doc) ? doc : Buffer.from(doc),
     Buffer.from(`\r\n--${b}--\r\n`),
   );
-  const r = await app.fastify.inject({
+  const r = await app.inject({
     method: 'POST',
     url: `/api/v2/endpoints/${ep}/specs`,
     headers: { ...adminAuth, 'content-type': `multipart/form-data; boundary=${b}` },
@@ -99,6 +99,6 @@ export async function hit(
   path: string,
   headers: Record<string, string> = {},
 ): Promise<Res> {
-  const r = await app.fastify.inject({ method: method as 'GET', url: `/e/${ep}${path}`, headers });
+  const r = await app.inject({ method: method as 'GET', url: `/e/${ep}${path}`, headers });
   return res(r);
 }

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { startApp } from '../helpers/app.js';
-import { assertError, call, createEndpoint, scopedKey } from '../api/api-helpers.js';
+import { assertError, call, createEndpoint, scopedKey } from '../helpers/api-helpers.js';
 import { PETSTORE_30_YAML, STORE_20, USERS_31 } from './fixtures.js';
 import { postSpec, postSpecMultipart, uploadSpec, waitForJob } from './oas-helpers.js';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runTunnel, type TunnelHandle } from '../../src/tunnel/index.js';
 import { ADMIN_KEY, ALLOW_LOOPBACK, startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { until } from '../helpers/until.js';
 import { send, upstream, type Received, type Upstream } from './proxy-helpers.js';
 

@@ -13,7 +13,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call } from '../api/api-helpers.js';
+import { call } from '../helpers/api-helpers.js';
 import { historyOf, proxyApp, send, upstream } from './proxy-helpers.js';
 
 /** A port nothing listens on (a server opened and closed). */

@@ -3,7 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { ALLOW_LOOPBACK, startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import type { Config } from '../../src/config.js';
 
 export interface Seen {

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, mockRule } from '../api/api-helpers.js';
+import { call, mockRule } from '../helpers/api-helpers.js';
 import { historyOf, proxyApp, send, upstream } from './proxy-helpers.js';
 
 test('a rule beats the proxy; an unmatched path goes to the proxy', async () => {

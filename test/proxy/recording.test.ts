@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { until } from '../helpers/until.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { startApp } from '../helpers/app.js';
 import { historyOf, proxyApp, rawValues, send, upstream } from './proxy-helpers.js';
 
@@ -67,7 +67,7 @@ test('any recorded exchange becomes a rule; unknown ids are 404; the echo endpoi
   const app = await startApp();
   try {
     await createEndpoint(app, 'plain');
-    const res = await app.fastify.inject({ method: 'DELETE', url: '/e/plain/things/1' });
+    const res = await app.inject({ method: 'DELETE', url: '/e/plain/things/1' });
     assert.equal(res.statusCode, 200);
     const [entry] = await historyOf(app, 'plain');
     assert.equal(entry?.behavior, 'default');
@@ -77,7 +77,7 @@ test('any recorded exchange becomes a rule; unknown ids are 404; the echo endpoi
     assert.match(r.body.action.body, /nothing configured/);
     assert.equal((await call(app, 'POST', '/endpoints/plain/requests/nope/rule')).status, 404);
     assert.equal((await call(app, 'POST', '/endpoints/missing-ep/requests/x/rule')).status, 404);
-    await app.fastify.inject({ method: 'GET', url: '/e/echo/hi' });
+    await app.inject({ method: 'GET', url: '/e/echo/hi' });
     const [echoed] = await historyOf(app, 'echo');
     assert.equal((await call(app, 'POST', `/endpoints/echo/requests/${echoed!.id}/rule`)).status, 403);
   } finally {

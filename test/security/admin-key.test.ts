@@ -33,7 +33,7 @@ test('a changed MOCKINGBIRD_API_KEY revokes the previous one; keys made through 
   const second = 'mb_Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa';
   try {
     const a = await startApp({ dataDir, apiKey: first });
-    const made = await a.fastify.inject({
+    const made = await a.inject({
       method: 'POST',
       url: '/api/v2/keys',
       headers: { authorization: first, 'content-type': 'application/json' },
@@ -46,7 +46,7 @@ test('a changed MOCKINGBIRD_API_KEY revokes the previous one; keys made through 
     const b = await startApp({ dataDir, apiKey: second });
     try {
       const get = (key: string) =>
-        b.fastify.inject({ method: 'GET', url: '/api/v2/endpoints', headers: { authorization: key } });
+        b.inject({ method: 'GET', url: '/api/v2/endpoints', headers: { authorization: key } });
       assert.equal((await get(first)).statusCode, 401, 'the old environment key no longer works');
       assert.equal((await get(second)).statusCode, 200);
       assert.equal((await get(apiKey)).statusCode, 200, 'a key made through the API stays');

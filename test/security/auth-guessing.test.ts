@@ -16,7 +16,7 @@ test('limit − 1 and limit failures are 401, the next attempt is 429 even with 
   );
   try {
     const get = (headers: Record<string, string>, remoteAddress = '10.0.0.1') =>
-      app.fastify.inject({ method: 'GET', url: '/api/v2/endpoints', headers, remoteAddress });
+      app.inject({ method: 'GET', url: '/api/v2/endpoints', headers, remoteAddress });
     for (let i = 0; i < 5; i++) {
       const r = await get({ authorization: `mb_wrong_${i}` });
       assert.equal(r.statusCode, 401, `attempt ${i + 1}`);
@@ -39,7 +39,7 @@ test('missing keys count as failures too; successful calls do not', async () => 
   const app = await startApp({ authFailureLimit: 2 });
   try {
     const get = (headers: Record<string, string>) =>
-      app.fastify.inject({ method: 'GET', url: '/api/v2/endpoints', headers, remoteAddress: '10.0.0.9' });
+      app.inject({ method: 'GET', url: '/api/v2/endpoints', headers, remoteAddress: '10.0.0.9' });
     for (let i = 0; i < 10; i++) assert.equal((await get(adminAuth)).statusCode, 200);
     assert.equal((await get({})).statusCode, 401);
     assert.equal((await get({})).statusCode, 401);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Config } from '../../src/config.js';
 import { adminAuth, startApp, type TestApp } from '../helpers/app.js';
 import { freshPgDatabase, pgSkip } from '../helpers/pg.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 
 const QUOTA = 4096;
 
@@ -22,7 +22,7 @@ function upload(app: TestApp, ep: string, size: number) {
     Buffer.alloc(size, 0x61),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
-  return app.fastify.inject({
+  return app.inject({
     method: 'POST',
     url: `/api/v2/endpoints/${ep}/blobs`,
     headers: { ...adminAuth, 'content-type': `multipart/form-data; boundary=${boundary}` },

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { loadConfigFile } from '../../src/config-file/index.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { tempFiles } from '../config-file/helpers.js';
 import { send } from '../proxy/proxy-helpers.js';
 import { calloutApp } from '../callout/callout-helpers.js';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { redactValue } from '../../src/http/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 
 const SENT = {
   authorization: 'Bearer s3cret-token',
@@ -42,7 +42,7 @@ test('a mock endpoint: request credentials and response Set-Cookie are stored re
       conditions: [{ type: 'path', operator: 'equals', value: '/login' }],
       action: { type: 'mock', headers: [{ key: 'set-cookie', value: 'sid=zzz; Path=/' }], body: 'ok' },
     });
-    const r = await app.fastify.inject({ method: 'GET', url: '/e/creds/login', headers: SENT });
+    const r = await app.inject({ method: 'GET', url: '/e/creds/login', headers: SENT });
     assert.equal(r.headers['set-cookie'], 'sid=zzz; Path=/', 'the client gets the real cookie');
     const e = await verbose(app, 'creds');
     assert.equal(e.request.headers['authorization'], 'Bearer [REDACTED]');
@@ -60,7 +60,7 @@ test('a mock endpoint: request credentials and response Set-Cookie are stored re
 test('the echo shows the sender its credentials; the recorded echo answer carries them redacted', async () => {
   const app = await startApp();
   try {
-    const r = await app.fastify.inject({ method: 'GET', url: '/e/echo/x', headers: SENT });
+    const r = await app.inject({ method: 'GET', url: '/e/echo/x', headers: SENT });
     assert.equal(JSON.parse(r.body).headers.authorization, 'Bearer s3cret-token');
     const e = await verbose(app, 'echo');
     assert.equal(e.request.headers['authorization'], 'Bearer [REDACTED]');
@@ -77,7 +77,7 @@ test('the echo shows the sender its credentials; the recorded echo answer carrie
 test('KEEP_SENSITIVE_HEADERS keeps them verbatim (the operator opted in)', async () => {
   const app = await startApp({ keepSensitiveHeaders: true });
   try {
-    await app.fastify.inject({ method: 'GET', url: '/e/echo/x', headers: SENT });
+    await app.inject({ method: 'GET', url: '/e/echo/x', headers: SENT });
     const e = await verbose(app, 'echo');
     assert.equal(e.request.headers['authorization'], 'Bearer s3cret-token');
   } finally {

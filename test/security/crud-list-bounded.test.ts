@@ -15,7 +15,7 @@ import net from 'node:net';
 import type { Config } from '../../src/config.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -34,7 +34,7 @@ async function filled(app: TestApp, ep: string, count: number, size: number): Pr
     const shell = JSON.stringify({ id, pad: '' });
     const item = { id, pad: 'x'.repeat(size - shell.length) };
     assert.equal(JSON.stringify(item).length, size);
-    const r = await app.fastify.inject({ method: 'POST', url: `/e/${ep}/items`, payload: item });
+    const r = await app.inject({ method: 'POST', url: `/e/${ep}/items`, payload: item });
     assert.equal(r.statusCode, 201, r.body);
     ids.push(id);
   }
@@ -58,7 +58,7 @@ void test('CRUD_LIST_MAX_BYTES: a page stops before the item that would pass it;
     let url = '/e/crud-pages/items?limit=100';
     for (let pages = 0; ; pages++) {
       assert.ok(pages < 10, 'the pages end');
-      const r = await app.fastify.inject({ url });
+      const r = await app.inject({ url });
       assert.equal(r.statusCode, 200);
       assert.ok(r.rawPayload.length <= 64 * KIB, `a page of ${r.rawPayload.length} bytes`);
       assert.equal(r.headers['x-total-count'], '10');

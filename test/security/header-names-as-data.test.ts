@@ -7,8 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
-import { ALLOW_LOOPBACK, adminAuth, startApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { ALLOW_LOOPBACK, adminAuth } from '../helpers/app.js';
+import { useApp } from '../helpers/endpoint.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { until } from '../helpers/until.js';
 import { historyOf, proxyApp, rawValues, send, upstream } from '../proxy/proxy-helpers.js';
 import { startTarget, startTunnelCli } from '../tunnel/tunnel-helpers.js';
@@ -43,8 +44,7 @@ function assertRecorded(headers: Record<string, string | string[]>): void {
 }
 
 test('a tunnel peer answering __proto__, constructor, toString, hasOwnProperty headers: the server stays up, they are data', async (t) => {
-  const app = await startApp({}, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, {}, { listen: true });
   await createEndpoint(app, 'shop');
   assert.equal((await call(app, 'PATCH', '/endpoints/shop/settings', { localTunnel: true })).status, 200);
   const ws = new WebSocket(`ws://127.0.0.1:${app.port}/api/v2/endpoints/shop/tunnel`, { headers: adminAuth });
@@ -105,8 +105,7 @@ test('a sync callout whose target answers __proto__, constructor, toString heade
     res.end('called');
   });
   t.after(() => up.close());
-  const app = await startApp({ ...ALLOW_LOOPBACK }, { listen: true }); // the callout target is on loopback
-  t.after(() => app.stop());
+  const app = await useApp(t, { ...ALLOW_LOOPBACK }, { listen: true }); // the callout target is on loopback
   await createEndpoint(app, 'shop');
   const rule = {
     conditions: [{ type: 'path', operator: 'equals', value: '/c' }],
@@ -135,8 +134,7 @@ test('mockingbird tunnel forwarding a local service that answers __proto__ and c
     res.end('local');
   });
   t.after(() => target.close());
-  const app = await startApp({}, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, {}, { listen: true });
   await createEndpoint(app, 'shop');
   assert.equal((await call(app, 'PATCH', '/endpoints/shop/settings', { localTunnel: true })).status, 200);
   const cli = startTunnelCli(app.port, 'shop', target.port);
@@ -159,8 +157,7 @@ test('mockingbird tunnel forwarding a local service that answers __proto__ and c
 });
 
 test('rule and default-response headers named __proto__, constructor, toString: answered as data', async (t) => {
-  const app = await startApp({}, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, {}, { listen: true });
   await createEndpoint(app, 'shop');
   const headers = [
     { key: '__proto__', value: 'v-__proto__' },
@@ -210,8 +207,7 @@ test(
   async (t) => {
     const db = await freshPgDatabase();
     t.after(() => db.drop());
-    const app = await startApp({ databaseUrl: db.url }, { listen: true });
-    t.after(() => app.stop());
+    const app = await useApp(t, { databaseUrl: db.url }, { listen: true });
     await createEndpoint(app, 'shop');
     const headers = [
       { key: '__proto__', value: 'v-__proto__' },

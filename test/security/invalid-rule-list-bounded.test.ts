@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adminAuth, startApp, type TestApp } from '../helpers/app.js';
-import { createEndpoint } from '../api/api-helpers.js';
+import { createEndpoint } from '../helpers/api-helpers.js';
 import { probeWhile } from '../helpers/probe.js';
 
 interface Refusal {

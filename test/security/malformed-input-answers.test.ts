@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp } from '../helpers/app.js';
-import { assertDetail, call, createEndpoint } from '../api/api-helpers.js';
+import { assertDetail, call, createEndpoint } from '../helpers/api-helpers.js';
 import { rawRequest } from '../helpers/raw.js';
 
 test('defaultResponse headers with CR, LF or NUL, or an invalid name, are refused when saved', async () => {
@@ -20,10 +20,10 @@ test('defaultResponse headers with CR, LF or NUL, or an invalid name, are refuse
     assertDetail(await patch({ 'bad name': 'v' }), '/defaultResponse/headers/bad name');
     assertDetail(await patch([{ key: 'x-a', value: 'a\nb' }]), '/defaultResponse/headers/0/value');
     // The endpoint still answers, in our shape.
-    assert.equal((await app.fastify.inject({ method: 'GET', url: '/e/hdrs/x' })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/e/hdrs/x' })).statusCode, 200);
     const ok = await patch({ 'x-a': 'fine value', 'X-B': '1' });
     assert.equal(ok.status, 200, ok.text);
-    const r = await app.fastify.inject({ method: 'GET', url: '/e/hdrs/x' });
+    const r = await app.inject({ method: 'GET', url: '/e/hdrs/x' });
     assert.equal(r.headers['x-a'], 'fine value');
   } finally {
     await app.stop();
@@ -60,15 +60,12 @@ test("a path segment over 1,000 characters is 414 uri_too_long in our shape, not
   const app = await startApp();
   try {
     for (const url of ['/e/' + 'a'.repeat(5000) + '/x', '/api/v2/endpoints/' + 'a'.repeat(5000)]) {
-      const r = await app.fastify.inject({ method: 'GET', url });
+      const r = await app.inject({ method: 'GET', url });
       assert.equal(r.statusCode, 414);
       assert.deepEqual(Object.keys(JSON.parse(r.body) as object), ['error']);
       assert.equal(JSON.parse(r.body).error.code, 'uri_too_long');
     }
-    assert.equal(
-      (await app.fastify.inject({ method: 'GET', url: '/e/' + 'a'.repeat(999) + '/x' })).statusCode,
-      404,
-    );
+    assert.equal((await app.inject({ method: 'GET', url: '/e/' + 'a'.repeat(999) + '/x' })).statusCode, 404);
   } finally {
     await app.stop();
   }

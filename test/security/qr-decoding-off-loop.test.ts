@@ -33,7 +33,7 @@ async function noise(side: number): Promise<Buffer> {
 /** Uploads `image`; resolves with the answer and when it arrived (ms after `since`). */
 async function send(app: TestApp, image: Buffer, since = Date.now()) {
   const { payload, contentType } = upload(image, 'image/jpeg');
-  const res = await app.fastify.inject({
+  const res = await app.inject({
     method: 'POST',
     url: '/2FA/TOTP/',
     payload,
@@ -60,7 +60,7 @@ test('while a noisy image is searched, the event loop stays free and the echo an
     const echoMs: number[] = [];
     while (Date.now() - started < 1800) {
       const t = performance.now();
-      const echo = await app.fastify.inject({ method: 'GET', url: '/e/echo/ping' });
+      const echo = await app.inject({ method: 'GET', url: '/e/echo/ping' });
       echoMs.push(performance.now() - t);
       assert.equal(echo.statusCode, 200);
       await sleep(50);
@@ -124,7 +124,7 @@ test('after a search is stopped at QR_TIMEOUT, the next QR upload is read by a f
     assert.equal(stopped.status, 422);
     assert.match(stopped.body.error.message, /stopped after 1000 ms/);
     const { payload, contentType } = upload(await qrPng(URI));
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'POST',
       url: '/2FA/TOTP/',
       payload,

@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint, scopedKey } from '../api/api-helpers.js';
+import { call, createEndpoint, scopedKey } from '../helpers/api-helpers.js';
 
 const HOST = 'localhost:8080';
 
@@ -27,7 +27,7 @@ describe('the dashboard session cookie', () => {
     headers: Record<string, string> = {},
     payload?: object,
   ) =>
-    app.fastify.inject({
+    app.inject({
       method,
       url,
       headers: { host: HOST, ...headers },
@@ -144,7 +144,7 @@ describe('the dashboard session cookie', () => {
 it('over HTTPS the cookie is Secure', async () => {
   const app = await startApp({ trustProxy: true });
   try {
-    const r = await app.fastify.inject({
+    const r = await app.inject({
       method: 'POST',
       url: '/api/v2/session',
       headers: { authorization: ADMIN_KEY, 'x-forwarded-proto': 'https' },

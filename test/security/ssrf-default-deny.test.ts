@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AddressPolicy, OutboundClient, TargetRefused } from '../../src/outbound/index.js';
-import { call } from '../api/api-helpers.js';
+import { call } from '../helpers/api-helpers.js';
 import { calloutApp, calloutRule } from '../callout/callout-helpers.js';
 import { proxyApp, send, upstream } from '../proxy/proxy-helpers.js';
 

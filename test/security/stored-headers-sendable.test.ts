@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { historyOf, send } from '../proxy/proxy-helpers.js';
 
 async function app(t: { after(fn: () => Promise<void>): void }): Promise<TestApp> {

@@ -10,8 +10,8 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileTemplate, loadFakeData, type TemplateInput } from '../../src/template/index.js';
 import { fakerCost } from '../../src/template/helpers/faker-cost.js';
-import { startApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { useApp } from '../helpers/endpoint.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { probeWhile } from '../helpers/probe.js';
 
 const INPUT: TemplateInput = {
@@ -114,8 +114,7 @@ test('concat checks the output cap before it joins: a subexpression cannot build
 });
 
 test('the breaking inputs answer 561 quickly, and a client from 127.0.0.2 is served meanwhile', async (t) => {
-  const app = await startApp({}, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, {}, { listen: true });
   await createEndpoint(app, 'shop');
   await createEndpoint(app, 'probe');
   const rule = (path: string, body: string) => ({

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { SOURCE_LIMITS, templateSourceProblem } from '../../src/template/index.js';
 import { ConfigFileError, loadConfigFile } from '../../src/config-file/index.js';
 import { startApp } from '../helpers/app.js';
-import { call, createEndpoint } from '../api/api-helpers.js';
+import { useApp } from '../helpers/endpoint.js';
+import { call, createEndpoint } from '../helpers/api-helpers.js';
 import { probeWhile } from '../helpers/probe.js';
 import { tempFiles } from '../config-file/helpers.js';
 
@@ -56,8 +57,7 @@ test('templateSourceProblem: bytes, mustaches and nesting at limit - 1, limit an
 });
 
 test('the breaking inputs are refused when saved, fast, with a 400 naming the setting', async (t) => {
-  const app = await startApp({}, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, {}, { listen: true });
   await createEndpoint(app, 'shop');
   await createEndpoint(app, 'probe');
   const rule = (body: string) => ({
@@ -131,8 +131,7 @@ test('TEMPLATE_MAX_MUSTACHES and TEMPLATE_MAX_NESTING through the API at limit -
 });
 
 test("TEMPLATE_MAX_MUSTACHES and TEMPLATE_MAX_BYTES hold for a rule's templates together", async (t) => {
-  const app = await startApp({ templateMaxMustaches: 10 });
-  t.after(() => app.stop());
+  const app = await useApp(t, { templateMaxMustaches: 10 });
   await createEndpoint(app, 'shop');
   const response = (n: number) => ({ weight: 50, templated: true, body: '{{method}}'.repeat(n) });
   const weighted = (a: number, b: number) => ({
@@ -158,8 +157,7 @@ test("TEMPLATE_MAX_MUSTACHES and TEMPLATE_MAX_BYTES hold for a rule's templates 
 });
 
 test('a mocks-as-code file with a template over the bounds is refused, naming the field', async (t) => {
-  const app = await startApp({ templateMaxNesting: 4 });
-  t.after(() => app.stop());
+  const app = await useApp(t, { templateMaxNesting: 4 });
   const yaml = `endpoints:
   orders:
     rules:
@@ -181,8 +179,7 @@ test('a mocks-as-code file with a template over the bounds is refused, naming th
 });
 
 test('a template stored before the bounds answers 561 naming the bound, fast, and other clients are served', async (t) => {
-  const app = await startApp({}, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, {}, { listen: true });
   await createEndpoint(app, 'shop');
   await createEndpoint(app, 'probe');
   // Written to the store directly, as a rule saved by an earlier version would be.

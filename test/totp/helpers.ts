@@ -16,13 +16,13 @@ export function startTotpApp(
 
 /** POST /2FA/TOTP/ with a JSON body; returns status, parsed body and headers. */
 export async function register(app: TestApp, body: unknown, url = '/2FA/TOTP/') {
-  const res = await app.fastify.inject({ method: 'POST', url, payload: body as object });
+  const res = await app.inject({ method: 'POST', url, payload: body as object });
   return { status: res.statusCode, body: res.json(), headers: res.headers };
 }
 
 /** GET /2FA/TOTP/<id><suffix>. */
 export async function current(app: TestApp, id: string, suffix = '') {
-  const res = await app.fastify.inject({ method: 'GET', url: `/2FA/TOTP/${id}${suffix}` });
+  const res = await app.inject({ method: 'GET', url: `/2FA/TOTP/${id}${suffix}` });
   return { status: res.statusCode, body: res.json(), headers: res.headers };
 }
 

@@ -15,7 +15,7 @@ void test('GET /2fa serves the app without login, self-contained, with a CSP and
       ['/2fa/', 'localhost'],
       ['/2fa', 'tools.localhost:8080'],
     ] as const) {
-      const res = await app.fastify.inject({ method: 'GET', url, headers: { host } });
+      const res = await app.inject({ method: 'GET', url, headers: { host } });
       assert.equal(res.statusCode, 200, url);
       assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
       assert.equal(res.headers['x-content-type-options'], 'nosniff');

@@ -22,7 +22,7 @@ const WANT = OTPAuth.TOTP.generate({
 
 async function post(app: TestApp, image: Buffer, contentType?: string) {
   const { payload, contentType: ct } = upload(image, contentType);
-  const res = await app.fastify.inject({
+  const res = await app.inject({
     method: 'POST',
     url: '/2FA/TOTP/',
     payload,
@@ -167,7 +167,7 @@ void test('a QR code with an HOTP or invalid otpauth URI is 400, reported under 
 void test('the same exports work as a JSON uri', async () => {
   const app = await startTotpApp({}, { now: () => T0 });
   try {
-    const res = await app.fastify.inject({
+    const res = await app.inject({
       method: 'POST',
       url: '/2FA/TOTP/',
       payload: {

@@ -10,7 +10,7 @@ import { multipart, qrPng, upload, type Part } from './qr-fixtures.js';
 const URI = 'otpauth://totp/ACME:a?secret=JBSWY3DPEHPK3PXP';
 
 async function send(app: TestApp, payload: Buffer, contentType: string) {
-  const res = await app.fastify.inject({
+  const res = await app.inject({
     method: 'POST',
     url: '/2FA/TOTP/',
     payload,

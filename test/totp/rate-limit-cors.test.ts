@@ -14,7 +14,7 @@ const limitedApp = (overrides: Partial<Config>) =>
 const SECRET = 'JBSWY3DPEHPK3PXP';
 
 function post(app: TestApp, remoteAddress = '127.0.0.1', headers: Record<string, string> = {}) {
-  return app.fastify.inject({
+  return app.inject({
     method: 'POST',
     url: '/2FA/TOTP/',
     payload: { secret: SECRET },
@@ -32,7 +32,7 @@ void test('limit − 1 and limit requests pass with X-RateLimit-*, limit + 1 is 
     assert.equal(first.headers['x-ratelimit-remaining'], '2');
     const id = first.json().id as string;
     // GET and POST share the budget.
-    const second = await app.fastify.inject({ method: 'GET', url: `/2FA/TOTP/${id}` });
+    const second = await app.inject({ method: 'GET', url: `/2FA/TOTP/${id}` });
     assert.equal(second.statusCode, 200);
     assert.equal(second.headers['x-ratelimit-remaining'], '1');
     const third = await post(app);
@@ -49,14 +49,14 @@ void test('limit − 1 and limit requests pass with X-RateLimit-*, limit + 1 is 
     assert.equal(over.headers['access-control-allow-origin'], '*');
     assert.equal(over.headers['content-type'], 'application/json; charset=utf-8');
     // Refused before the body is looked at: a malformed body also gets 429.
-    const bad = await app.fastify.inject({
+    const bad = await app.inject({
       method: 'POST',
       url: '/2FA/TOTP/',
       payload: '{',
       headers: { 'content-type': 'application/json' },
     });
     assert.equal(bad.statusCode, 429);
-    assert.equal((await app.fastify.inject({ method: 'GET', url: `/2FA/TOTP/${id}` })).statusCode, 429);
+    assert.equal((await app.inject({ method: 'GET', url: `/2FA/TOTP/${id}` })).statusCode, 429);
   } finally {
     await app.stop();
   }
@@ -97,18 +97,18 @@ void test('preflights, the /2fa page and the echo do not spend the TOTP budget',
   const app = await limitedApp({ totpRateLimit: 1 });
   try {
     for (let i = 0; i < 3; i++) {
-      const pre = await app.fastify.inject({
+      const pre = await app.inject({
         method: 'OPTIONS',
         url: '/2FA/TOTP/',
         headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
       });
       assert.equal(pre.statusCode, 204);
-      assert.equal((await app.fastify.inject({ method: 'GET', url: '/2fa' })).statusCode, 200);
-      assert.equal((await app.fastify.inject({ method: 'GET', url: '/e/echo/x' })).statusCode, 200);
+      assert.equal((await app.inject({ method: 'GET', url: '/2fa' })).statusCode, 200);
+      assert.equal((await app.inject({ method: 'GET', url: '/e/echo/x' })).statusCode, 200);
     }
     assert.equal((await post(app)).statusCode, 200);
     assert.equal((await post(app)).statusCode, 429);
-    assert.equal((await app.fastify.inject({ method: 'GET', url: '/e/echo/x' })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/e/echo/x' })).statusCode, 200);
   } finally {
     await app.stop();
   }
@@ -118,7 +118,7 @@ void test('CORS: every answer allows any origin; preflights get 204 with methods
   const app = await startTotpApp();
   try {
     const origin = { origin: 'https://tests.example' };
-    const ok = await app.fastify.inject({
+    const ok = await app.inject({
       method: 'POST',
       url: '/2FA/TOTP/',
       payload: { secret: SECRET },
@@ -132,7 +132,7 @@ void test('CORS: every answer allows any origin; preflights get 204 with methods
       '/2FA/TOTP/nope',
       '/2FA/TOTP/00000000-0000-4000-8000-000000000000',
     ]) {
-      const res = await app.fastify.inject({ method: 'GET', url, headers: origin });
+      const res = await app.inject({ method: 'GET', url, headers: origin });
       assert.equal(res.headers['access-control-allow-origin'], '*', url);
     }
     // Other methods and deeper paths are 404 with CORS too.
@@ -141,14 +141,14 @@ void test('CORS: every answer allows any origin; preflights get 204 with methods
       ['PUT', '/2FA/TOTP/'],
       ['GET', `/2FA/TOTP/${id}/extra`],
     ] as const) {
-      const res = await app.fastify.inject({ method, url, headers: origin });
+      const res = await app.inject({ method, url, headers: origin });
       assert.equal(res.statusCode, 404, `${method} ${url}`);
       assert.equal(res.json().error.code, 'not_found');
       assert.equal(res.headers['access-control-allow-origin'], '*', `${method} ${url}`);
     }
-    assert.equal((await app.fastify.inject({ method: 'GET', url: `/2FA/TOTP/${id}` })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: `/2FA/TOTP/${id}` })).statusCode, 200);
     for (const url of ['/2FA/TOTP/', '/2FA/TOTP', `/2FA/TOTP/${id}`, `/2FA/TOTP/${id}/`]) {
-      const pre = await app.fastify.inject({
+      const pre = await app.inject({
         method: 'OPTIONS',
         url,
         headers: {

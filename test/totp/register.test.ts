@@ -173,14 +173,14 @@ void test('paths with and without trailing slash; tools.<domain> and the bare do
     assert.equal(a.status, 200);
     assert.equal((await current(app, a.body.id, '/')).status, 200);
     for (const host of ['tools.localhost', 'tools.localhost:8080', 'localhost']) {
-      const p = await app.fastify.inject({
+      const p = await app.inject({
         method: 'POST',
         url: '/2FA/TOTP/',
         headers: { host },
         payload: { secret: SECRET },
       });
       assert.equal(p.statusCode, 200, host);
-      const g = await app.fastify.inject({
+      const g = await app.inject({
         method: 'GET',
         url: `/2FA/TOTP/${p.json().id}`,
         headers: { host },

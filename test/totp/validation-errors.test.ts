@@ -117,7 +117,7 @@ void test('bodies that are not a JSON object, malformed JSON, and other content 
   try {
     for (const body of [[], 'JBSWY3DPEHPK3PXP', 42]) await expect400(app, body);
     const raw = async (payload: string | undefined, type?: string) => {
-      const res = await app.fastify.inject({
+      const res = await app.inject({
         method: 'POST',
         url: '/2FA/TOTP/',
         ...(payload === undefined ? {} : { payload }),
@@ -259,7 +259,7 @@ void test('GET /2FA/TOTP/ without an id is 400: the (empty) id is not a UUID', a
   const app = await startTotpApp();
   try {
     for (const url of ['/2FA/TOTP/', '/2FA/TOTP//']) {
-      const res = await app.fastify.inject({ method: 'GET', url });
+      const res = await app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 400, url);
       assert.equal(res.json().error.details[0].path, '/id');
     }

@@ -10,14 +10,14 @@ import { once } from 'node:events';
 import http from 'node:http';
 import { WebSocket } from 'ws';
 import { adminAuth, startApp, type TestApp } from '../helpers/app.js';
-import { call, createEndpoint, scopedKey } from '../api/api-helpers.js';
+import { useApp } from '../helpers/endpoint.js';
+import { call, createEndpoint, scopedKey } from '../helpers/api-helpers.js';
 import { until } from '../helpers/until.js';
 import type { Config } from '../../src/config.js';
 import type { MockEvent } from '../../src/events/index.js';
 
 async function tunnelApp(t: { after(fn: () => Promise<void>): void }, overrides: Partial<Config> = {}) {
-  const app = await startApp(overrides, { listen: true });
-  t.after(() => app.stop());
+  const app = await useApp(t, overrides, { listen: true });
   await createEndpoint(app, 'shop');
   assert.equal((await call(app, 'PATCH', '/endpoints/shop/settings', { localTunnel: true })).status, 200);
   return app;
@@ -82,7 +82,7 @@ test('who may open a tunnel: a key allowed on the endpoint, no foreign Origin, a
   refused(await open(app, 'nope'), 404, 'not_found');
   refused(await open(app, 'echo'), 403, 'forbidden');
   refused(await open(app, 'shop', { ...adminAuth, origin: 'https://evil.example' }), 403, 'forbidden');
-  const plain = await app.fastify.inject({
+  const plain = await app.inject({
     method: 'GET',
     url: '/api/v2/endpoints/shop/tunnel',
     headers: adminAuth,

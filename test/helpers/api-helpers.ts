@@ -1,6 +1,6 @@
 /** Helpers for the management-API tests: JSON calls through inject(), endpoints, keys and rules. */
 import assert from 'node:assert/strict';
-import { adminAuth, type TestApp } from '../helpers/app.js';
+import { adminAuth, type TestApp } from './app.js';
 
 export interface Res {
   status: number;
@@ -20,7 +20,7 @@ export async function call(
 ): Promise<Res> {
   const headers: Record<string, string> = {};
   if (key !== null) headers['authorization'] = key;
-  const r = await app.fastify.inject({
+  const r = await app.inject({
     method: method as 'GET',
     url: path.startsWith('/api/') ? path : `/api/v2${path}`,
     headers,
