@@ -1,6 +1,6 @@
 /**
  * The one writer of endpoint answers, on Node's raw response. What it adds to an answer, and nothing
- * else (docs/architecture.md, "What an answer becomes on the wire"):
+ * else (docs/architecture.md, "two decisions"):
  *
  * - a missing Content-Type: `text/plain; charset=utf-8` for a text body, `application/octet-stream`
  *   for bytes (a streamed body gets none);
