@@ -1,7 +1,7 @@
 /**
- * The request pipeline of a user endpoint (SPEC §5), as an ordered list of steps: the plan's daily
- * quota, then (to come) security, rate limit, rules and the fallback chain, and last the default
- * response, overridable per endpoint, which always answers.
+ * The request pipeline of a user endpoint (SPEC §5), as an ordered list of steps, each answering or
+ * passing: guards (preflight, client certificate, security, rate limit, quota), the rules, the fallback
+ * chain (tunnel, proxy, OpenAPI), and last the default response, which always answers.
  */
 import type { AppContext } from '../context.js';
 import type { EndpointPipeline, Exchange, Outcome, Step } from '../endpoint/index.js';
