@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Config } from '../../src/config.js';
 import { adminAuth, startApp } from '../helpers/app.js';
 import { freshPgDatabase, pgSkip } from '../helpers/pg.js';
-import { entry } from './history-fixtures.js';
+import { entry } from '../helpers/history-fixtures.js';
 
 const ENDPOINTS = 2000;
 

@@ -6,7 +6,7 @@ import { createKey } from '../../src/api/index.js';
 import { CountingBus } from '../helpers/counting-bus.js';
 import { ADMIN_KEY, adminAuth, startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
-import { newEndpoint } from './history-fixtures.js';
+import { newEndpoint } from '../helpers/history-fixtures.js';
 
 interface SseEvent {
   event: string;

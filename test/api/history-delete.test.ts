@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { MockEvent } from '../../src/events/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
-import { allIds, api, entry, isoAgo, newEndpoint } from './history-fixtures.js';
+import { allIds, api, entry, isoAgo, newEndpoint } from '../helpers/history-fixtures.js';
 
 let app: TestApp;
 before(async () => {

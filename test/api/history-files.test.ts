@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adminAuth, startApp, type TestApp } from '../helpers/app.js';
-import { api, entry, newEndpoint } from './history-fixtures.js';
+import { api, entry, newEndpoint } from '../helpers/history-fixtures.js';
 
 let app: TestApp;
 before(async () => {

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adminAuth, startApp, type TestApp } from '../helpers/app.js';
-import { allIds, api, entry, newEndpoint } from './history-fixtures.js';
+import { allIds, api, entry, newEndpoint } from '../helpers/history-fixtures.js';
 
 let app: TestApp;
 before(async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKey } from '../../src/api/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { allIds, api, entry, newEndpoint } from './history-fixtures.js';
+import { allIds, api, entry, newEndpoint } from '../helpers/history-fixtures.js';
 
 let app: TestApp;
 before(async () => {

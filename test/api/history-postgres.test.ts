@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { freshPgDatabase, pgSkip, suiteOrSkip } from '../helpers/pg.js';
-import { allIds, api, entry, newEndpoint } from './history-fixtures.js';
+import { allIds, api, entry, newEndpoint } from '../helpers/history-fixtures.js';
 
 suiteOrSkip('history API on PostgreSQL', pgSkip, () => {
   let app: TestApp;

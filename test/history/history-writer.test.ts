@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HistoryWriter } from '../../src/history/index.js';
 import type { NewHistoryEntry, Store } from '../../src/store/index.js';
-import { entry } from '../api/history-fixtures.js';
+import { entry } from '../helpers/history-fixtures.js';
 
 const MB = 1024 * 1024;
 const big = (endpoint = 'shop') => entry(endpoint, { requestBody: 'x'.repeat(MB) });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHistoryPurge } from '../../src/history/index.js';
 import { openSqliteStore, type KyselyStore } from '../../src/store/index.js';
-import { entry } from '../api/history-fixtures.js';
+import { entry } from '../helpers/history-fixtures.js';
 import { until } from '../helpers/until.js';
 
 const quiet = { info: () => undefined, error: () => undefined };

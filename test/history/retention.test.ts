@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pruneHistoryOnce } from '../../src/background.js';
-import { entry } from '../api/history-fixtures.js';
+import { entry } from '../helpers/history-fixtures.js';
 import { redactUrl } from '../../src/logger.js';
 import { startApp } from '../helpers/app.js';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openSqliteStore } from '../../src/store/index.js';
-import { entry } from '../api/history-fixtures.js';
+import { entry } from '../helpers/history-fixtures.js';
 
 test('SQLite: trimming an endpoint to its cap leaves the main thread idle', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'mb-trim-'));

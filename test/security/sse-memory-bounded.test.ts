@@ -16,7 +16,7 @@ import { runInNewContext } from 'node:vm';
 import { eventFrame, sseFrame } from '../../src/api/sse-frame.js';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
-import { newEndpoint } from '../api/history-fixtures.js';
+import { newEndpoint } from '../helpers/history-fixtures.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -15,7 +15,7 @@ import type { Config } from '../../src/config.js';
 import { CountingBus } from '../helpers/counting-bus.js';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
-import { newEndpoint } from '../api/history-fixtures.js';
+import { newEndpoint } from '../helpers/history-fixtures.js';
 
 interface Opened {
   status: number;

@@ -9,7 +9,7 @@ import { it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { HistoryWriter } from '../../src/history/index.js';
 import type { KyselyStore } from '../../src/store/index.js';
-import { entry } from '../api/history-fixtures.js';
+import { entry } from '../helpers/history-fixtures.js';
 import { suiteOrSkip } from '../helpers/pg.js';
 import { STORE_BACKENDS } from '../helpers/store-backends.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { openSqliteDatabase } from '../../src/store/sqlite-driver.js';
 import { openSqliteStore } from '../../src/store/index.js';
 import { HistoryInsertWorker } from '../../src/store/history-worker-client.js';
-import { entry } from '../api/history-fixtures.js';
+import { entry } from '../helpers/history-fixtures.js';
 
 type SqliteStore = Awaited<ReturnType<typeof openSqliteStore>>;
 

@@ -14,7 +14,7 @@ import { FILE_COLUMNS, ROW_WIDTH, sqliteBulkInsert } from '../../src/store/sqlit
 import { REQUEST_COLUMNS, rowValues, toRow } from '../../src/store/history-row.js';
 import { entryWeight } from '../../src/store/history-size.js';
 import type { HistoryEntry, NewHistoryEntry } from '../../src/store/index.js';
-import { entry } from '../api/history-fixtures.js';
+import { entry } from '../helpers/history-fixtures.js';
 
 test("the worker's column lists cover every column of requests and request_files", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mb-columns-'));

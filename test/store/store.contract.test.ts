@@ -11,7 +11,7 @@ import {
   type KyselyStore,
   type NewHistoryEntry,
 } from '../../src/store/index.js';
-import { entry as historyEntry } from '../api/history-fixtures.js';
+import { entry as historyEntry } from '../helpers/history-fixtures.js';
 import { suiteOrSkip } from '../helpers/pg.js';
 import { STORE_BACKENDS } from '../helpers/store-backends.js';
 

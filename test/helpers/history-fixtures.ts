@@ -1,7 +1,7 @@
 /** Shared by the history API tests: entries built field by field, unique endpoint names, API calls. */
 import { randomUUID } from 'node:crypto';
 import type { HistoryEntry, HistoryFile, NewHistoryEntry } from '../../src/store/index.js';
-import { adminAuth, type TestApp } from '../helpers/app.js';
+import { adminAuth, type TestApp } from './app.js';
 
 let counter = 0;
 
