@@ -49,7 +49,10 @@ function blobName(now: number, ext: string): string {
 }
 
 /** The blob routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function blobsApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function blobsApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   app.addContentTypeParser(
     'multipart/form-data',
     fileUploadParser({ field: 'file', limit: ctx.config.blobLimit, noun: 'file' }),

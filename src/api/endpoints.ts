@@ -64,7 +64,10 @@ function toJson(config: Config, ep: EndpointRecord, withSettings: boolean) {
 }
 
 /** `POST /endpoints` and `GET /endpoints`. */
-export async function endpointsApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function endpointsApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'domains' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
 
   app.post<{ Body: { name: string } }>(
@@ -117,7 +120,10 @@ export async function endpointsApi(app: FastifyInstance, ctx: ApiDeps): Promise<
 }
 
 /** One endpoint and its settings, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function endpointApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function endpointApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'domains' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   app.get<{ Params: { ep: string } }>(
     '',
     {

@@ -26,7 +26,10 @@ const EventsQuery = Type.Object(
 );
 
 /** Registers the event stream on `app` (relative to /endpoints/:ep, endpoint-scope.ts) and ends it on close. */
-export async function eventsApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function eventsApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'sse'>,
+): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const streams = new Set<SseStream>();
   const slots = new StreamSlots({

@@ -73,7 +73,10 @@ const unknownEntry = (id: string) => new AppError('not_found', `Request "${id}" 
 
 /** Registers the history routes on `app` (an encapsulated scope under /api/v2). */
 /** The history routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function historyApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function historyApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'events' | 'now' | 'store'>,
+): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   /** Every history route reads (or deletes) the entries the caller has already been answered for. */
   const fromHistory = { endpoint: { history: true as const } };

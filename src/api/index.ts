@@ -62,7 +62,7 @@ export async function apiRoutes(app: FastifyInstance, ctx: ApiDeps): Promise<voi
     }
   });
   // First, so that it sees every route registered after it.
-  await openapiApi(app, ctx);
+  await openapiApi(app);
   await app.register(async (s) => endpointsApi(s, ctx));
   // Routes under /endpoints/:ep find their endpoint in one place (endpoint-scope.ts). The scope is
   // mounted twice only to keep the API document's order (paths and tags) where the key routes have it.
@@ -76,5 +76,5 @@ export async function apiRoutes(app: FastifyInstance, ctx: ApiDeps): Promise<voi
     endpointScope(ctx, [historyApi, recordingApi, eventsApi, tunnelApi, stateApi, mtlsApi]),
     scoped,
   );
-  await app.register(async (s) => sessionApi(s, ctx));
+  await app.register(async (s) => sessionApi(s));
 }

@@ -33,7 +33,7 @@ export const NewKey = Type.Object(
   { title: 'NewApiKey' },
 );
 
-export async function keysRoutesApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function keysRoutesApi(app: FastifyInstance, ctx: Pick<ApiDeps, 'store'>): Promise<void> {
   app.post<{ Body: { endpoint?: string | null } }>(
     '/keys',
     {

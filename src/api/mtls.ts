@@ -59,7 +59,10 @@ function toJson(c: MtlsCertRecord) {
 }
 
 /** The certificate routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function mtlsApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function mtlsApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   // The secret key is loaded (or the key file made) on the first certificate, not at every start.
   let authority: Promise<CertificateAuthority> | undefined;
   const ca = (): Promise<CertificateAuthority> => {

@@ -15,7 +15,10 @@ import { errorResponses, RequestParams } from './history-schemas.js';
 import { ErrorBody, NoQuery } from './schemas/common.js';
 
 /** The recording route, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function recordingApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function recordingApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'store'>,
+): Promise<void> {
   const redacted = sensitiveHeaders(ctx.config);
 
   app.post<{ Params: { ep: string; id: string } }>(

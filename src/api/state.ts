@@ -98,7 +98,10 @@ function itemOut(i: StateItem) {
 }
 
 /** The state routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function stateApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function stateApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   const limits = stateLimits(ctx.config);
   const base = '/state';
   const one = `${base}/:type/:key`;

@@ -76,7 +76,10 @@ async function requestOf(e: HistoryEntry | undefined): Promise<CapturedRequest> 
 }
 
 /** The preview route, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function templatePreviewApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function templatePreviewApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'now' | 'store'>,
+): Promise<void> {
   app.post<{ Params: Static<typeof EndpointParams>; Body: Static<typeof PreviewBody> }>(
     '/templates/preview',
     {

@@ -18,7 +18,10 @@ import { errorResponses } from './history-schemas.js';
 import { EndpointParams, ErrorBody, NoQuery } from './schemas/common.js';
 
 /** The tunnel route (TUNNEL_ROUTE), relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function tunnelApi(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
+export async function tunnelApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'tunnels'>,
+): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   api.get(
     '/tunnel',
