@@ -4,6 +4,7 @@
  * `crud.autoDelete`. Each runs on the shared job runner (src/jobs/). The history's retention reads
  * each endpoint's period from its plan here: history/ takes the plan's answer, not the plans.
  */
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Job } from './jobs/index.js';
 import { startJob } from './jobs/index.js';
@@ -15,10 +16,17 @@ import {
   startHistoryJobs,
   type RetentionPolicy,
 } from './history/index.js';
-import { startTotpJobs, type TotpDeps } from './totp/index.js';
+import { startTotpJobs } from './totp/index.js';
+import type { Store } from './store/index.js';
 
-/** The services the background jobs draw on: the TOTP purge's, which name every one they use. */
-export type BackgroundDeps = TotpDeps;
+/** The services the background jobs draw on. */
+export interface BackgroundDeps {
+  config: Config;
+  store: Store;
+  log: FastifyBaseLogger;
+  /** The clock, injectable for tests. */
+  now: () => number;
+}
 
 /** The retention the configuration asks for: its period and cap, shortened per endpoint by its plan. */
 function retentionUnderPlans(config: Config): RetentionPolicy {

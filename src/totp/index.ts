@@ -2,12 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TotpDeps } from './deps.js';
 import type { Job } from '../jobs/index.js';
-import { startTotpPurge } from './jobs.js';
+import { startTotpPurge, type PurgeDeps } from './jobs.js';
 import { QrPool } from './qr-pool.js';
 import { totpApi } from './routes.js';
 import { SecretBox } from '../secrets/index.js';
 
-export { purgeUnusedTotp, PURGE_INTERVAL_MS } from './jobs.js';
+export { purgeUnusedTotp, PURGE_INTERVAL_MS, type PurgeDeps } from './jobs.js';
 export { KEY_FILE } from '../secrets/index.js';
 export type { TotpDeps } from './deps.js';
 
@@ -25,6 +25,6 @@ export async function totpRoutes(app: FastifyInstance, ctx: TotpDeps): Promise<v
 }
 
 /** Starts the background purge of unused secrets; its stop() waits for a pass under way. */
-export function startTotpJobs(ctx: TotpDeps): Job {
+export function startTotpJobs(ctx: PurgeDeps): Job {
   return startTotpPurge(ctx);
 }
