@@ -1,22 +1,42 @@
-// Checks the import graph of src/ (or of the directory given as the only argument) against two rules
-// of the layout (docs: STYLE.md, "Layout shows the architecture"):
+// Checks the import graph of src/ (or of the directory given as the only argument) against three
+// rules of the layout (docs/architecture.md, "Import rules"). Every import counts, `import type` and
+// `export type … from` included: a type names a dependency as much as a value does.
 //
-//   1. No import cycle between modules. Only imports that exist at run time count: `import type …`
-//      and `export type … from` are erased by TypeScript and are left out of cycle detection (a
-//      type-only cycle cannot leave a module half-initialised). `import { type A }` is not erased
-//      (verbatimModuleSyntax keeps `import {} from`), so it counts.
+//   1. No import cycle between modules.
 //   2. No deep import into another folder: a file under the top-level folder X imports a file of
 //      another top-level folder Y only as `Y/index.js`, its public surface. Subfolders belong to their
-//      top-level folder (api/schemas is inside api). Files directly in the root (config.ts, errors.ts,
-//      context.ts, plans.ts, logger.ts, server.ts, cli.ts, …) are importable by anyone; type-only
-//      imports obey this rule too.
+//      top-level folder (api/schemas is inside api). Files directly in the root are imported as they are.
+//   3. Imports run down the layers (LAYERS below): a top-level folder or root file imports only what
+//      stands on a lower row. Every folder and root file has a row; one that has none is reported.
 //
 // Imports are read with the TypeScript compiler's parser (no type checking, so it takes a second).
-// Prints one line per violation naming the file and the import, and exits 1; exits 0 when clean.
+// Prints one line per violation naming the file, the import and the rule, and exits 1; exits 0 when clean.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+
+/**
+ * The layers, top to bottom: what the code is built as, composition at the top, leaves at the bottom.
+ * A name imports only names on LOWER rows (never its own row: two capabilities on one row know
+ * nothing of each other). A `.ts` name is a root file, any other a top-level folder.
+ */
+const LAYERS = [
+  ['cli.ts'], // the command line
+  ['server.ts', 'commands', 'testing'], // the composition (server.ts); the CLI's commands; test-run helpers
+  ['client', 'config-file', 'background.ts'], // the typed client, mocks as code, the background jobs
+  ['api', 'totp'], // the management plane's routes: adapters around the commands
+  ['admin', 'serve'], // the endpoint-change commands; the endpoint plane's door
+  ['mock', 'echo'], // the pipelines of user endpoints and of the echo
+  ['oas', 'mtls', 'tunnel', 'plans.ts'], // what the mock pipeline's steps call on
+  ['endpoint'], // the request lifecycle, the endpoint cache, the dispatch
+  ['history'], // the request history: entry, writer, caps, retention
+  ['http', 'state'], // capture and answers; endpoint state
+  ['store', 'schema', 'secrets', 'template', 'logger.ts', 'dashboard', 'start-report.ts'], // services
+  ['config.ts', 'worker-thread.ts', 'log-pretty.ts', 'supported-node.ts', 'tick-shape.ts'], // configuration; small runtime helpers
+  ['errors.ts', 'regular-file.ts', 'outbound', 'jobs', 'regex', 'events'], // leaves: import nothing of ours
+];
+const rowOf = new Map(LAYERS.flatMap((names, row) => names.map((n) => [n, row])));
 
 const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'src'));
 
@@ -60,8 +80,12 @@ const folderOf = (p) => {
   return parts.length > 1 ? parts[0] : undefined;
 };
 
+/** The name of a file in LAYERS: its top-level folder, or the file itself when it is in the root. */
+const unitOf = (p) => folderOf(p) ?? rel(p);
+
 const violations = [];
-/** Runtime edges: file → [{ target, specifier }]. */
+const unranked = new Set();
+/** Import edges, type-only ones included: file → [{ target, specifier }]. */
 const graph = new Map();
 const files = sources(root);
 for (const file of files) {
@@ -72,12 +96,21 @@ for (const file of files) {
     const to = folderOf(target);
     if (to !== undefined && to !== folderOf(file) && rel(target) !== `${to}/index.ts`)
       violations.push(`${rel(file)}: deep import '${specifier}' (import ${to}/ through ${to}/index.js)`);
-    if (!typeOnly) edges.push({ target, specifier });
+    const [a, b] = [unitOf(file), unitOf(target)];
+    if (a !== b && rowOf.has(a) && rowOf.has(b) && rowOf.get(b) <= rowOf.get(a))
+      violations.push(
+        `${rel(file)}: import${typeOnly ? ' type' : ''} '${specifier}' runs against the layers: ` +
+          `${a} (row ${rowOf.get(a) + 1}) imports only rows below it, and ${b} is on row ${rowOf.get(b) + 1}`,
+      );
+    edges.push({ target, specifier });
   }
   graph.set(file, edges);
+  if (!rowOf.has(unitOf(file))) unranked.add(unitOf(file));
 }
+for (const u of [...unranked].sort())
+  violations.push(`${u}: has no row in LAYERS (scripts/check-imports.mjs): say where it stands`);
 
-// Cycles: the strongly connected components of the runtime graph (Tarjan), one line per component,
+// Cycles: the strongly connected components of the import graph (Tarjan), one line per component,
 // showing one cycle through it.
 let counter = 0;
 const index = new Map();
@@ -149,4 +182,4 @@ if (violations.length > 0) {
   for (const v of violations) console.error(v);
   process.exit(1);
 }
-console.log(`check-imports: ${files.length} files, no import cycle, no deep import`);
+console.log(`check-imports: ${files.length} files, no import cycle, no deep import, none against the layers`);

@@ -4,7 +4,7 @@
  * `crud.autoDelete`. Each runs on the shared job runner (src/jobs/). The history's retention reads
  * each endpoint's period from its plan here: history/ takes the plan's answer, not the plans.
  */
-import type { AppContext } from './context.js';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Job } from './jobs/index.js';
 import { startJob } from './jobs/index.js';
@@ -17,6 +17,16 @@ import {
   type RetentionPolicy,
 } from './history/index.js';
 import { startTotpJobs } from './totp/index.js';
+import type { Store } from './store/index.js';
+
+/** The services the background jobs draw on. */
+export interface BackgroundDeps {
+  config: Config;
+  store: Store;
+  log: FastifyBaseLogger;
+  /** The clock, injectable for tests. */
+  now: () => number;
+}
 
 /** The retention the configuration asks for: its period and cap, shortened per endpoint by its plan. */
 function retentionUnderPlans(config: Config): RetentionPolicy {
@@ -24,7 +34,7 @@ function retentionUnderPlans(config: Config): RetentionPolicy {
 }
 
 /** Runs one retention pass now (ctx.now()); returns how many entries went. */
-export function pruneHistoryOnce(ctx: Pick<AppContext, 'store' | 'config' | 'now'>): Promise<number> {
+export function pruneHistoryOnce(ctx: Pick<BackgroundDeps, 'store' | 'config' | 'now'>): Promise<number> {
   return applyHistoryRetention(ctx.store, { now: ctx.now(), ...retentionUnderPlans(ctx.config) });
 }
 
@@ -38,7 +48,7 @@ const DAY = 86_400_000;
  * Returns how many items went.
  */
 export async function deleteOldCrudItemsOnce(
-  ctx: Pick<AppContext, 'store' | 'config' | 'now'>,
+  ctx: Pick<BackgroundDeps, 'store' | 'config' | 'now'>,
 ): Promise<number> {
   let n = 0;
   for (const ep of await ctx.store.listEndpoints()) {
@@ -51,7 +61,7 @@ export async function deleteOldCrudItemsOnce(
   return n;
 }
 
-function startCrudAutoDelete(ctx: AppContext): Job {
+function startCrudAutoDelete(ctx: BackgroundDeps): Job {
   return startJob({
     name: 'crud auto-delete',
     intervalMs: 3_600_000,
@@ -66,7 +76,7 @@ function startCrudAutoDelete(ctx: AppContext): Job {
 // ---- end CRUD collections ----
 
 /** Starts every background job; stop() stops them all and waits for the runs in flight. */
-export function startBackgroundJobs(ctx: AppContext): Job {
+export function startBackgroundJobs(ctx: BackgroundDeps): Job {
   const jobs = [
     startTotpJobs(ctx),
     startHistoryJobs({

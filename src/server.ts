@@ -10,7 +10,6 @@ import { inject, type InjectOptions, type Response as InjectResponse } from 'lig
 import { ConfigError, type Config } from './config.js';
 import { readRegularFile } from './regular-file.js';
 import { createLogger, logRequests, requestLog } from './logger.js';
-import type { AppContext } from './context.js';
 import {
   answerExpectContinue,
   capConnectionsPerIp,
@@ -32,20 +31,37 @@ import {
   SANDBOX_HEADERS,
   endpointLifecycle,
   targetFinder,
+  type LifecycleDeps,
 } from './endpoint/index.js';
 import { endpointPlane, type Plane } from './serve/index.js';
-import { echoPipeline } from './echo/index.js';
-import { CalloutQueue, CrudListBudget, mockPipeline } from './mock/index.js';
+import { echoPipeline, type EchoDeps } from './echo/index.js';
+import { CrudListBudget, mockPipeline, type MockDeps } from './mock/index.js';
 import { appendRecordedRule } from './admin/index.js';
 import { openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
 import { HistoryWriter, publishRequestEvents } from './history/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
-import { totpRoutes } from './totp/index.js';
+import { totpRoutes, type TotpDeps } from './totp/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
-import { apiRoutes, ensureAdminKey, historyRecord, SseHub } from './api/index.js';
-import { startBackgroundJobs } from './background.js';
+import { apiRoutes, ensureAdminKey, historyRecord, SseHub, type ApiDeps } from './api/index.js';
+import type { ConfigFileDeps } from './config-file/index.js';
+import { startBackgroundJobs, type BackgroundDeps } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
-import { OutboundClient } from './outbound/index.js';
+import { CalloutQueue, OutboundClient } from './outbound/index.js';
+
+/**
+ * The services, built once at start: the one object that satisfies the dependencies each capability
+ * declares beside itself (TypeScript checks it against every one of them here).
+ */
+export interface AppContext
+  extends ApiDeps, MockDeps, LifecycleDeps, EchoDeps, TotpDeps, ConfigFileDeps, BackgroundDeps {
+  events: EventBus;
+  /** The endpoints the request path reads; it drops an endpoint when a change of it is announced. */
+  endpoints: EndpointCache;
+  /** Custom domains claimed by endpoints, read by the dispatch (one map lookup per request). */
+  domains: CustomDomains;
+  /** Connected local-tunnel clients, by endpoint. */
+  tunnels: TunnelHub;
+}
 
 export interface App {
   fastify: FastifyInstance;

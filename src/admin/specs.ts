@@ -4,13 +4,13 @@
  * the job has stored the document, not when it is accepted: until then the endpoint serves the old one.
  */
 import { AppError } from '../errors.js';
-import { startSpecJob, validateSpec, type JobContext, type ValidSpec } from '../oas/index.js';
+import { startSpecJob, validateSpec, type OasDeps, type ValidSpec } from '../oas/index.js';
 import { planOf } from '../plans.js';
 import type { EndpointRecord, SpecJobRecord } from '../store/index.js';
 import { changed, type AdminDeps } from './changed.js';
 
 /** What an upload uses: the job compiles the stored document (through the endpoint cache) and logs. */
-export type SpecDeps = Pick<AdminDeps, 'events'> & JobContext;
+export type SpecDeps = Pick<AdminDeps, 'events'> & OasDeps;
 
 /** 403 plan_limit unless the endpoint's plan includes OpenAPI mocking. */
 export function refuseWithoutOpenapi(deps: Pick<AdminDeps, 'config'>, ep: EndpointRecord): void {

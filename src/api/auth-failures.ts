@@ -5,7 +5,7 @@
  * would still learn which key is right). Each failure is logged with the IP, never with the key.
  */
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { clientIp, rateLimitedError, type RateDecision } from '../http/index.js';
 
@@ -16,7 +16,7 @@ const MAX_BLOCKED = 10_000;
 export class AuthFailures {
   private readonly blocked = new Map<string, RateDecision>();
 
-  constructor(private readonly ctx: Pick<AppContext, 'config' | 'limiter' | 'log' | 'now'>) {}
+  constructor(private readonly ctx: Pick<ApiDeps, 'config' | 'limiter' | 'log' | 'now'>) {}
 
   private ipOf(request: FastifyRequest): string {
     return clientIp(request.raw, request.headers, this.ctx.config.trustProxy);

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { fileUploadParser, FileUpload } from '../http/index.js';
 import { deleteBlob, storeBlob } from '../admin/index.js';
@@ -49,7 +49,10 @@ function blobName(now: number, ext: string): string {
 }
 
 /** The blob routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function blobsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function blobsApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   app.addContentTypeParser(
     'multipart/form-data',
     fileUploadParser({ field: 'file', limit: ctx.config.blobLimit, noun: 'file' }),

@@ -9,7 +9,7 @@
  * parameters are validated, so a bad request is a 400 before it is a 403 or a 404.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { isBuiltIn } from '../endpoint/index.js';
 import { AppError } from '../errors.js';
 import type { EndpointRecord } from '../store/index.js';
@@ -39,7 +39,7 @@ declare module 'fastify' {
 export const ENDPOINT_PREFIX = '/endpoints/:ep';
 
 /** A group of routes written relative to ENDPOINT_PREFIX. */
-export type EndpointRoutes = (scope: FastifyInstance, ctx: AppContext) => Promise<void>;
+export type EndpointRoutes = (scope: FastifyInstance, ctx: ApiDeps) => Promise<void>;
 
 /** Refuses changes to the built-in `echo` endpoint, which always echoes. */
 export function refuseBuiltIn(ep: EndpointRecord): void {
@@ -52,7 +52,7 @@ export function refuseBuiltIn(ep: EndpointRecord): void {
 
 /** The endpoint of a request under ENDPOINT_PREFIX, as the route's `config.endpoint` asks. */
 async function endpointOf(
-  ctx: Pick<AppContext, 'store' | 'history'>,
+  ctx: Pick<ApiDeps, 'store' | 'history'>,
   request: FastifyRequest,
 ): Promise<EndpointRecord> {
   const access = request.routeOptions.config.endpoint ?? {};
@@ -70,7 +70,7 @@ async function endpointOf(
  * The plugin to register with `{ prefix: ENDPOINT_PREFIX }`: the endpoint's preHandler, then each
  * group of routes in its own child scope (their content-type parsers and hooks stay their own).
  */
-export function endpointScope(ctx: AppContext, groups: EndpointRoutes[]) {
+export function endpointScope(ctx: ApiDeps, groups: EndpointRoutes[]) {
   return async (scope: FastifyInstance): Promise<void> => {
     scope.decorateRequest('endpoint', null as unknown as EndpointRecord);
     scope.addHook('preHandler', async (request) => {

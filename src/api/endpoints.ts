@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { changeSettings, createEndpoint, deleteEndpoint } from '../admin/index.js';
@@ -64,7 +64,10 @@ function toJson(config: Config, ep: EndpointRecord, withSettings: boolean) {
 }
 
 /** `POST /endpoints` and `GET /endpoints`. */
-export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function endpointsApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'domains' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
 
   app.post<{ Body: { name: string } }>(
@@ -117,7 +120,10 @@ export async function endpointsApi(app: FastifyInstance, ctx: AppContext): Promi
 }
 
 /** One endpoint and its settings, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function endpointApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function endpointApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'domains' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   app.get<{ Params: { ep: string } }>(
     '',
     {

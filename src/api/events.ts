@@ -9,7 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { errorResponses } from './history-schemas.js';
 import { EndpointParams, ErrorBody } from './schemas/common.js';
@@ -26,7 +26,10 @@ const EventsQuery = Type.Object(
 );
 
 /** Registers the event stream on `app` (relative to /endpoints/:ep, endpoint-scope.ts) and ends it on close. */
-export async function eventsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function eventsApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'sse'>,
+): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const streams = new Set<SseStream>();
   const slots = new StreamSlots({

@@ -15,7 +15,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { detail } from '../schema/index.js';
 import { decodeCursor, type HistoryFile, type HistoryFilter } from '../store/index.js';
@@ -73,7 +73,10 @@ const unknownEntry = (id: string) => new AppError('not_found', `Request "${id}" 
 
 /** Registers the history routes on `app` (an encapsulated scope under /api/v2). */
 /** The history routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function historyApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function historyApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'events' | 'now' | 'store'>,
+): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   /** Every history route reads (or deletes) the entries the caller has already been answered for. */
   const fromHistory = { endpoint: { history: true as const } };

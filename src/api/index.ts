@@ -3,7 +3,7 @@
  * Every route authenticates first; route groups live one per file and are registered here.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { useTypeBox } from '../schema/index.js';
 import { AppError } from '../errors.js';
 import { authenticate } from './auth.js';
@@ -29,6 +29,7 @@ export { createKey, ensureAdminKey, findKey, hashKey, listKeys, revokeKey } from
 export { historyRecord } from './history-query.js';
 export { SseHub } from './sse-hub.js';
 export type * from './types.js';
+export type { ApiDeps } from './deps.js';
 
 /** Paths answered without a key. */
 const PUBLIC_PATHS = new Set(['/api/v2/openapi.json', '/api/v2/docs']);
@@ -36,7 +37,7 @@ const PUBLIC_PATHS = new Set(['/api/v2/openapi.json', '/api/v2/docs']);
 /** The largest JSON body of an API route that sets no limit of its own. */
 export const API_BODY_LIMIT = 1024 * 1024;
 
-export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function apiRoutes(app: FastifyInstance, ctx: ApiDeps): Promise<void> {
   // One validator for every API route: TypeBox (schema/validate.ts).
   useTypeBox(app);
   // API bodies are documents, bounded for what each route takes (not by BODY_LIMIT, which is for
@@ -61,7 +62,7 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
     }
   });
   // First, so that it sees every route registered after it.
-  await openapiApi(app, ctx);
+  await openapiApi(app);
   await app.register(async (s) => endpointsApi(s, ctx));
   // Routes under /endpoints/:ep find their endpoint in one place (endpoint-scope.ts). The scope is
   // mounted twice only to keep the API document's order (paths and tags) where the key routes have it.
@@ -75,5 +76,5 @@ export async function apiRoutes(app: FastifyInstance, ctx: AppContext): Promise<
     endpointScope(ctx, [historyApi, recordingApi, eventsApi, tunnelApi, stateApi, mtlsApi]),
     scoped,
   );
-  await app.register(async (s) => sessionApi(s, ctx));
+  await app.register(async (s) => sessionApi(s));
 }

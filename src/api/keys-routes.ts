@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { requireAdmin } from './auth.js';
 import { Nullable } from '../schema/index.js';
@@ -33,7 +33,7 @@ export const NewKey = Type.Object(
   { title: 'NewApiKey' },
 );
 
-export async function keysRoutesApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function keysRoutesApi(app: FastifyInstance, ctx: Pick<ApiDeps, 'store'>): Promise<void> {
   app.post<{ Body: { endpoint?: string | null } }>(
     '/keys',
     {

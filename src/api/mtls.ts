@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { issueCertificate, revokeCertificate } from '../admin/index.js';
 import { certificateAuthority, MAX_CERTIFICATES, type CertificateAuthority } from '../mtls/index.js';
 import type { MtlsCertRecord } from '../store/index.js';
@@ -59,7 +59,10 @@ function toJson(c: MtlsCertRecord) {
 }
 
 /** The certificate routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function mtlsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function mtlsApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   // The secret key is loaded (or the key file made) on the first certificate, not at every start.
   let authority: Promise<CertificateAuthority> | undefined;
   const ca = (): Promise<CertificateAuthority> => {

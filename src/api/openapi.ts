@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import type { AppContext } from '../context.js';
 import { API_DOCS_HEADERS, API_DOCS_HTML } from '../dashboard/index.js';
 import { ErrorBody, NoQuery } from './schemas/common.js';
 
@@ -149,7 +148,7 @@ export function buildDocument(routes: CollectedRoute[]): JsonSchema {
 }
 
 /** Registers the collector (first, so that it sees every later route) and the two public routes. */
-export async function openapiApi(app: FastifyInstance, _ctx: AppContext): Promise<void> {
+export async function openapiApi(app: FastifyInstance): Promise<void> {
   const routes: CollectedRoute[] = [];
   app.addHook('onRoute', (opts: RouteOptions) => {
     const schema = opts.schema as RouteSchema | undefined;

@@ -6,7 +6,7 @@
  * `proxy.record` uses too.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { sensitiveHeaders } from '../history/index.js';
 import { AppError } from '../errors.js';
 import { appendRecordedRule } from '../admin/index.js';
@@ -15,7 +15,10 @@ import { errorResponses, RequestParams } from './history-schemas.js';
 import { ErrorBody, NoQuery } from './schemas/common.js';
 
 /** The recording route, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function recordingApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function recordingApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'store'>,
+): Promise<void> {
   const redacted = sensitiveHeaders(ctx.config);
 
   app.post<{ Params: { ep: string; id: string } }>(

@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import {
   appendRule,
   deleteAllRules,
@@ -42,7 +42,10 @@ type EpParams = { Params: { ep: string } };
 type RuleIdParams = { Params: { ep: string; ruleId: string } };
 
 /** The rules routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function rulesApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function rulesApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'store'>,
+): Promise<void> {
   /** Routes that change the rules refuse the built-in `echo` endpoint (403). */
   const writable = { endpoint: { writable: true as const } };
   const base = '/rules';

@@ -14,7 +14,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { Nullable } from '../schema/index.js';
 import { presentedKey, SESSION_COOKIE } from './auth.js';
@@ -32,7 +31,7 @@ function cookie(request: FastifyRequest, value: string, clear: boolean): string 
   return parts.join('; ');
 }
 
-export async function sessionApi(app: FastifyInstance, _ctx: AppContext): Promise<void> {
+export async function sessionApi(app: FastifyInstance): Promise<void> {
   app.post(
     SESSION_PATH,
     {

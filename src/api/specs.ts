@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { fileUploadParser, FileUpload } from '../http/index.js';
 import { deleteSpec, refuseWithoutOpenapi, uploadSpec } from '../admin/index.js';
@@ -99,7 +99,10 @@ function flag(value: string | undefined): boolean | undefined {
 }
 
 /** The OpenAPI routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function specsApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function specsApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'endpoints' | 'events' | 'log' | 'now' | 'store'>,
+): Promise<void> {
   const limit = ctx.config.oasSpecLimit;
   // This scope's only body is the document: a file, or text of any type (YAML has no one type).
   app.removeAllContentTypeParsers();

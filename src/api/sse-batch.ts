@@ -11,7 +11,12 @@
  */
 import type { MockEvent } from '../events/index.js';
 import { eventFrame } from './sse-frame.js';
-import type { SseStream } from './sse.js';
+
+/** What a batch is written to: an event stream (sse.ts), as far as the batcher uses one. */
+export interface FrameSink {
+  /** Writes an event already serialised; false once the stream is closed. */
+  sendFrame(frame: Buffer): boolean;
+}
 
 /** Longest the event loop writes batches to streams before it lets other work run. */
 export const SLICE_MS = 10;
@@ -23,13 +28,13 @@ interface Batch {
   /** The event last added: the bus hands one event to every listener before the next one. */
   last: MockEvent | undefined;
   /** Each stream with an event in this batch, and where in the batch its first one starts. */
-  streams: Map<SseStream, number>;
+  streams: Map<FrameSink, number>;
 }
 
 /** A batch being written: its one Buffer, and the streams still to be written. */
 interface Flush {
   all: Buffer;
-  todo: [SseStream, number][];
+  todo: [FrameSink, number][];
   next: number;
 }
 
@@ -39,7 +44,7 @@ export class SseBatcher {
   private running = false;
 
   /** `e` for `stream` (a bus listener's call): written with the rest of its endpoint's batch. */
-  deliver(stream: SseStream, e: MockEvent): void {
+  deliver(stream: FrameSink, e: MockEvent): void {
     let b = this.batches.get(e.endpoint);
     if (!b) {
       const fresh: Batch = { frames: [], bytes: 0, last: undefined, streams: new Map() };

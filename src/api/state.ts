@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { detail, validationError } from '../schema/index.js';
 import { deleteStateItem, deleteStateItems, putState, stateItemsOf } from '../admin/index.js';
@@ -98,7 +98,10 @@ function itemOut(i: StateItem) {
 }
 
 /** The state routes, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function stateApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function stateApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
+): Promise<void> {
   const limits = stateLimits(ctx.config);
   const base = '/state';
   const one = `${base}/:type/:key`;

@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { parseBody, parseQuery, type CapturedRequest } from '../http/index.js';
 import { previewTemplate } from '../mock/index.js';
@@ -76,7 +76,10 @@ async function requestOf(e: HistoryEntry | undefined): Promise<CapturedRequest> 
 }
 
 /** The preview route, relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function templatePreviewApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function templatePreviewApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'now' | 'store'>,
+): Promise<void> {
   app.post<{ Params: Static<typeof EndpointParams>; Body: Static<typeof PreviewBody> }>(
     '/templates/preview',
     {

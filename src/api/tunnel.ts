@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../context.js';
+import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { upgradeOf, clientIp } from '../http/index.js';
 import { isBuiltIn } from '../endpoint/index.js';
@@ -18,7 +18,10 @@ import { errorResponses } from './history-schemas.js';
 import { EndpointParams, ErrorBody, NoQuery } from './schemas/common.js';
 
 /** The tunnel route (TUNNEL_ROUTE), relative to /endpoints/:ep (endpoint-scope.ts). */
-export async function tunnelApi(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function tunnelApi(
+  app: FastifyInstance,
+  ctx: Pick<ApiDeps, 'config' | 'tunnels'>,
+): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   api.get(
     '/tunnel',

@@ -6,7 +6,7 @@
  * transaction, its OpenAPI document replaced or removed; state items are seeded only where the item
  * does not exist yet, so that a reload keeps what requests have counted. Other endpoints are left alone.
  */
-import type { AppContext } from '../context.js';
+import type { ConfigFileDeps } from './deps.js';
 import {
   changeSettings,
   createEndpoint,
@@ -44,13 +44,13 @@ async function step<T>(src: Source, from: string, to: string, run: () => Promise
   }
 }
 
-async function endpointFor(ctx: AppContext, name: string): Promise<EndpointRecord> {
+async function endpointFor(ctx: ConfigFileDeps, name: string): Promise<EndpointRecord> {
   const found = await ctx.store.getEndpoint(name);
   if (found) return found;
   return (await createEndpoint(ctx, name)) ?? (await ctx.store.getEndpoint(name))!;
 }
 
-async function waitForJob(ctx: AppContext, endpoint: string, id: string): Promise<string | undefined> {
+async function waitForJob(ctx: ConfigFileDeps, endpoint: string, id: string): Promise<string | undefined> {
   const until = Date.now() + SPEC_WAIT_MS;
   while (Date.now() < until) {
     const job = await ctx.store.getSpecJob(endpoint, id);
@@ -61,7 +61,7 @@ async function waitForJob(ctx: AppContext, endpoint: string, id: string): Promis
   return 'the document was not compiled in time';
 }
 
-async function applyEndpoint(ctx: AppContext, src: Source, p: PlannedEndpoint): Promise<void> {
+async function applyEndpoint(ctx: ConfigFileDeps, src: Source, p: PlannedEndpoint): Promise<void> {
   const at = `/endpoints/${p.name}`;
   let ep = await step(src, '', at, () => endpointFor(ctx, p.name));
   await step(src, '', `${at}/settings`, () =>
@@ -93,6 +93,6 @@ async function applyEndpoint(ctx: AppContext, src: Source, p: PlannedEndpoint): 
 }
 
 /** Applies every planned endpoint in file order; the first refusal stops with the file's line and field. */
-export async function applyPlan(ctx: AppContext, src: Source, plan: PlannedEndpoint[]): Promise<void> {
+export async function applyPlan(ctx: ConfigFileDeps, src: Source, plan: PlannedEndpoint[]): Promise<void> {
   for (const p of plan) await applyEndpoint(ctx, src, p);
 }

@@ -6,7 +6,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import type { AppContext } from '../context.js';
+import type { ConfigFileDeps } from './deps.js';
 import { ConfigFileError } from './source.js';
 
 export interface ConfigWatcher {
@@ -26,7 +26,7 @@ export interface WatchOptions {
  * file itself would not follow) and loads the file with `load` after each change.
  */
 export function watchConfig(
-  ctx: AppContext,
+  ctx: ConfigFileDeps,
   file: string,
   load: () => Promise<void>,
   opts: WatchOptions = {},

@@ -3,7 +3,7 @@
  * 429, not recorded, since the limit exists to protect the service, history writes included), then
  * a CORS preflight answer or the echo document. Every answer carries the limit headers.
  */
-import type { AppContext } from '../context.js';
+import type { EchoDeps } from './deps.js';
 import type { EndpointPipeline, Outcome, Step } from '../endpoint/index.js';
 import { sensitiveHeaders } from '../history/index.js';
 import {
@@ -67,7 +67,7 @@ function echoStep(sensitive: ReadonlySet<string>): Step {
   };
 }
 
-export function echoPipeline(ctx: AppContext): EndpointPipeline {
+export function echoPipeline(ctx: EchoDeps): EndpointPipeline {
   return {
     beforeBody(raw) {
       const ip = clientIp(raw, raw.headers, ctx.config.trustProxy);

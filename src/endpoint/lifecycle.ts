@@ -9,7 +9,7 @@
  * body is read here, off the raw socket, with the limit counted on the wire.
  */
 import type { IncomingMessage } from 'node:http';
-import type { AppContext } from '../context.js';
+import type { LifecycleDeps } from './deps.js';
 import {
   captureRequest,
   drainAndClose,
@@ -70,7 +70,7 @@ function builtInRecord(name: string): EndpointRecord {
   return { name, createdAt: 0, settings: { ...BUILT_IN_SETTINGS } };
 }
 
-export function endpointLifecycle(ctx: AppContext, routing: EndpointRouting): Lifecycle {
+export function endpointLifecycle(ctx: LifecycleDeps, routing: EndpointRouting): Lifecycle {
   const sensitive = sensitiveHeaders(ctx.config);
   const builtIns = new Map<string, Resolved>(
     [...routing.builtIn].map(([name, pipeline]) => [name, { endpoint: builtInRecord(name), pipeline }]),

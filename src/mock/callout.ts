@@ -8,7 +8,7 @@
  *   error body: refused 502 `target_refused`, unreachable 502 `bad_gateway`, no answer in
  *   PROXY_TIMEOUT 504 `gateway_timeout`, a loop 508 `loop_detected`.
  * - `async`: the action's own `status`/`headers`/`body` answer at once; the callout is queued
- *   (callout-queue.ts, bounded) and sent after a random delay within `delay.min`..`delay.max` ms,
+ *   (outbound/callout-queue.ts, bounded) and sent after a random delay within `delay.min`..`delay.max` ms,
  *   counted from the answer.
  *
  * `transform: forward` (default) sends the request's headers (hop-by-hop ones left out, `Host` the
@@ -27,16 +27,21 @@
  * Mockingbird whose rule calls out again, and so on) is not called out again: 508 for sync, a failed
  * callout for async. MAX_HOPS bounds the chain whatever the ids.
  */
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import type { Exchange, Outcome } from '../endpoint/index.js';
 import { capturedBody, sensitiveHeaders } from '../history/index.js';
 import type { ErrorCode } from '../errors.js';
 import { errorAnswer, HOP_BY_HOP, redactHeaders, TEXT_TYPE, withoutHopByHop } from '../http/index.js';
-import { HOP_HEADER, nextHopWithin, OutboundError, redactTargetUrl } from '../outbound/index.js';
+import {
+  HOP_HEADER,
+  nextHopWithin,
+  OutboundError,
+  redactTargetUrl,
+  type CalloutQueue,
+} from '../outbound/index.js';
 import type { CalloutRecord } from '../store/index.js';
 import { headerValueProblem } from '../template/index.js';
 import type { CalloutCompiler, Rendered, ResponseRenderer, TemplateCompiler } from './actions.js';
-import type { CalloutQueue } from './callout-queue.js';
 import { forwardHeaders } from './proxy-step.js';
 import type { Action } from './rule-model.js';
 
@@ -107,7 +112,10 @@ async function readCapped(
 }
 
 /** The callout compiler of one server: sends through `ctx.outbound`, queues async ones on `queue`. */
-export function calloutCompiler(ctx: AppContext, queue: CalloutQueue): CalloutCompiler {
+export function calloutCompiler(
+  ctx: Pick<MockDeps, 'config' | 'history' | 'log' | 'now' | 'outbound' | 'store'>,
+  queue: CalloutQueue,
+): CalloutCompiler {
   const sensitive = sensitiveHeaders(ctx.config);
   const redact = (h: Record<string, string | string[]>) =>
     redactHeaders(h, sensitive) as Record<string, string | string[]>;

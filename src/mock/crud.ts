@@ -25,7 +25,7 @@
  * refused when saved (rule-model.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import type { Exchange, Outcome } from '../endpoint/index.js';
 import type { ErrorCode, ErrorDetail } from '../errors.js';
 import { errorBody } from '../errors.js';
@@ -165,7 +165,7 @@ function intParam(
 
 /** Compiles a rule's `crud` action into its collection's routes. */
 export function compileCrud(
-  ctx: AppContext,
+  ctx: Pick<MockDeps, 'config' | 'crudLists' | 'now' | 'store'>,
   rule: Pick<Rule, 'id' | 'action' | 'conditions'>,
 ): CompiledAction {
   const idField = (rule.action.type === 'crud' ? rule.action.idField : undefined) ?? 'id';

@@ -5,7 +5,7 @@
  * Refused requests are recorded with behavior `rejected`.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import type { Exchange, Outcome, Step } from '../endpoint/index.js';
 import {
   corsHeaders,
@@ -79,7 +79,10 @@ const PERIOD_MS = { Second: 1000, Minute: 60_000, Hour: 3_600_000 } as const;
  * every client (the shared limiter, so every instance counts the same window). Over it: 429 with the
  * X-RateLimit-* headers.
  */
-export function rateLimitStep(ctx: AppContext, settingsOf: (x: Exchange) => Settings): Step {
+export function rateLimitStep(
+  ctx: Pick<MockDeps, 'limiter' | 'now'>,
+  settingsOf: (x: Exchange) => Settings,
+): Step {
   // An endpoint without a rate limit passes at once (no promise, no turn of the event loop).
   return (x) => {
     const { enabled, rate, period } = settingsOf(x).rateLimit;

@@ -1,4 +1,5 @@
 /** Public surface of mock endpoints: the pipeline of user endpoints and its steps. */
+export type { MockDeps } from './deps.js';
 export { mockPipeline, defaultAnswer, defaultStep, quotaStep } from './pipeline.js';
 export {
   Action,
@@ -26,5 +27,4 @@ export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
 export { recordedRule, type RecordedExchange, type RuleRecorder } from './recording.js';
 export { CrudListBudget, type CrudListBudgetOptions } from './crud-list-budget.js';
-export { CalloutQueue, type CalloutJob, type CalloutQueueOptions } from './callout-queue.js';
 export { previewTemplate, type PreviewInput, type PreviewResult } from './preview.js';

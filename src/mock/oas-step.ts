@@ -4,13 +4,13 @@
  * the request's method and path, the operation answers, recorded as `oas`. Otherwise the request goes
  * on to the default response.
  */
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import type { Step } from '../endpoint/index.js';
 import { specAnswer } from '../oas/index.js';
 import { planOf } from '../plans.js';
 import { settingsOf } from './endpoint-settings.js';
 
-export function oasStep(ctx: AppContext): Step {
+export function oasStep(ctx: Pick<MockDeps, 'config' | 'log' | 'store'>): Step {
   return async (x) => {
     if (!planOf(ctx.config, x.endpoint).openapi) return undefined;
     const r = await specAnswer(ctx, x.endpoint, x.request, settingsOf(ctx.config, x.endpoint).locale);

@@ -3,7 +3,7 @@
  * passing: guards (preflight, client certificate, security, rate limit, quota), the rules, the fallback
  * chain (tunnel, proxy, OpenAPI), and last the default response, which always answers.
  */
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import type { EndpointPipeline, Exchange, Outcome, Step } from '../endpoint/index.js';
 import { headerMap, rateLimitedAnswer, TEXT_TYPE, type Answer } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
@@ -12,7 +12,7 @@ import { customDefaultResponse, type Settings } from './settings.js';
 import { settingsOf } from './endpoint-settings.js';
 import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
 import { rulesStep } from './rules-step.js';
-import { tunnelStep } from '../tunnel/index.js';
+import { tunnelStep } from './tunnel-step.js';
 import { isSafeHeaderValue } from '../template/index.js';
 import { proxyStep } from './proxy-step.js';
 import type { RuleRecorder } from './recording.js';
@@ -62,7 +62,7 @@ const DAY_MS = 86_400_000;
  * shared rate limiter (the day is in the key, so every instance counts the same day; the window of a
  * day ends at midnight UTC). Over the quota: 429 quota_exceeded, recorded as `rejected`.
  */
-export function quotaStep(ctx: AppContext): Step {
+export function quotaStep(ctx: Pick<MockDeps, 'config' | 'limiter' | 'now'>): Step {
   // A plan without a quota passes at once (no promise, no turn of the event loop).
   return ({ endpoint }: Exchange) => {
     const limit = planOf(ctx.config, endpoint).requestsPerDay;
@@ -98,7 +98,7 @@ export const defaultStep: Step = ({ endpoint, request }) => ({
  * plan's quota, the rules, then the default response. Every answer carries the endpoint's CORS headers.
  * `recordRule` appends what the proxy records (`proxy.record`): the command of src/admin/.
  */
-export function mockPipeline(ctx: AppContext, recordRule: RuleRecorder): EndpointPipeline {
+export function mockPipeline(ctx: MockDeps, recordRule: RuleRecorder): EndpointPipeline {
   const settings = (x: Exchange): Settings => settingsOf(ctx.config, x.endpoint);
   return {
     steps: [

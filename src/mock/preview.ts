@@ -7,7 +7,7 @@
 import type { CapturedRequest } from '../http/index.js';
 import type { Exchange } from '../endpoint/index.js';
 import type { EndpointRecord } from '../store/index.js';
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import { compileTemplate, loadFakeData, sourceLimits, templateLimits } from '../template/index.js';
 import { compileRules } from './matcher.js';
 import { parseRule, type Rule } from './rule-model.js';
@@ -35,7 +35,7 @@ export interface PreviewResult {
 }
 
 export async function previewTemplate(
-  ctx: AppContext,
+  ctx: Pick<MockDeps, 'config' | 'now'>,
   ep: EndpointRecord,
   input: PreviewInput,
 ): Promise<PreviewResult> {

@@ -16,7 +16,7 @@
 import { promisify } from 'node:util';
 import { pipeline } from 'node:stream';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import type { Exchange, Outcome, Step } from '../endpoint/index.js';
 import { sensitiveHeaders } from '../history/index.js';
 import { AppError, type ErrorCode } from '../errors.js';
@@ -115,7 +115,10 @@ async function bodyText(
   }
 }
 
-export function proxyStep(ctx: AppContext, recordRule: RuleRecorder): Step {
+export function proxyStep(
+  ctx: Pick<MockDeps, 'config' | 'log' | 'outbound' | 'store'>,
+  recordRule: RuleRecorder,
+): Step {
   const instanceId = newInstanceId();
   const sensitive = sensitiveHeaders(ctx.config);
   /** Method and path being recorded right now, so that concurrent requests record once. */

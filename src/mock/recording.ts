@@ -11,7 +11,7 @@
  * headers the history keeps redacted (SPEC §12: a rule is stored too, and a `[REDACTED]` cookie
  * would be worse than none).
  */
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { hopByHopNames, type AnswerHeaders } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
@@ -90,7 +90,7 @@ export function recordedRule(x: RecordedExchange, leaveOut: ReadonlySet<string>)
 
 /** Whether the endpoint already has a rule for this method (or any method) and exact path. */
 export async function hasRuleFor(
-  ctx: AppContext,
+  ctx: Pick<MockDeps, 'store'>,
   ep: string,
   method: string,
   pathname: string,

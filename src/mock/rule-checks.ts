@@ -1,5 +1,5 @@
 /**
- * The checks of a rule that its schema cannot express (rule-model.ts runs them after the schema):
+ * The checks of a rule that its schema cannot express (rule-model.ts runs them after the schemas of rule-schema.ts):
  * regular expressions compile in the linear-time engine, values are present where the operator needs
  * one, path templates and state values are well formed, weights sum to 100, a callout's URL is one the
  * outbound guard takes (no credentials) and its delay range is ordered, and templates are within
@@ -10,7 +10,7 @@ import { userRegexProblem } from '../regex/index.js';
 import { redactTargetUrl, targetProblem } from '../outbound/index.js';
 import { detail } from '../schema/index.js';
 import { templateSourceProblem, type SourceLimits } from '../template/index.js';
-import type { Action, Condition, RuleData } from './rule-model.js';
+import type { Action, Condition, RuleData } from './rule-schema.js';
 
 const VALUELESS = new Set(['exists', 'not_exists', 'is_null', 'is_not_null']);
 const TEMPLATE_SEGMENT = /^(:[A-Za-z_][A-Za-z0-9_]*|[^:]*)$/;

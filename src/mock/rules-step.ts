@@ -5,7 +5,7 @@
  * `rules.enabled: false` skips them all.
  * Endpoint state (conditions that read it, templates that change it) is handled in rule-state.ts.
  */
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import { RecordMemo, type Exchange, type Step } from '../endpoint/index.js';
 import type { BlobRecord, EndpointRecord } from '../store/index.js';
 import {
@@ -26,6 +26,12 @@ import { settingsOf } from './endpoint-settings.js';
 import { compileRulesInSlices, type CompiledRules } from './matcher.js';
 import { timeSlicer } from '../jobs/index.js';
 import { blobsOf, isTemplated, ruleFromRecord } from './rule-model.js';
+
+/** What compiling an endpoint's rules draws on: the callouts' and the CRUD answers' services too. */
+type RulesDeps = Pick<
+  MockDeps,
+  'callouts' | 'config' | 'crudLists' | 'history' | 'log' | 'now' | 'outbound' | 'store'
+>;
 
 interface EndpointRules {
   matcher: CompiledRules;
@@ -63,7 +69,7 @@ export function templateInput(
   return input;
 }
 
-async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<EndpointRules> {
+async function compileEndpoint(ctx: RulesDeps, ep: EndpointRecord): Promise<EndpointRules> {
   const rules = (await ctx.store.listRules(ep.name)).map(ruleFromRecord);
   if (rules.some(isTemplated)) await loadFakeData();
   const blobs = new Map<string, BlobRecord | undefined>();
@@ -105,11 +111,11 @@ async function compileEndpoint(ctx: AppContext, ep: EndpointRecord): Promise<End
 }
 
 /** The endpoint's compiled rules (compiled on first use after each change). */
-function rulesOf(ctx: AppContext, ep: EndpointRecord): Promise<EndpointRules> {
+function rulesOf(ctx: RulesDeps, ep: EndpointRecord): Promise<EndpointRules> {
   return compiled.get(ep, () => compileEndpoint(ctx, ep));
 }
 
-export function rulesStep(ctx: AppContext): Step {
+export function rulesStep(ctx: RulesDeps): Step {
   const state: StateRun = {
     store: ctx.store,
     lock: new MemoryStateLock(),

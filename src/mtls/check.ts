@@ -11,7 +11,7 @@
  * this.
  */
 import { X509Certificate } from 'node:crypto';
-import type { AppContext } from '../context.js';
+import type { MtlsDeps } from './deps.js';
 import { RecordMemo, type Exchange, type Outcome, type Step } from '../endpoint/index.js';
 import { TEXT_TYPE } from '../http/index.js';
 import type { Store } from '../store/index.js';
@@ -68,7 +68,7 @@ function refused(why: string): Outcome {
  * The step: passes when `enabled` says the endpoint does not require client certificates, or when
  * the request's connection presented a valid one; refuses (403) otherwise, plain HTTP included.
  */
-export function mtlsStep(ctx: Pick<AppContext, 'store' | 'now'>, enabled: (x: Exchange) => boolean): Step {
+export function mtlsStep(ctx: Pick<MtlsDeps, 'store' | 'now'>, enabled: (x: Exchange) => boolean): Step {
   // Synchronous when the endpoint does not ask for certificates: no extra turn for everyone else.
   return (x) => {
     if (!enabled(x)) return undefined;

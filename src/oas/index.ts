@@ -10,7 +10,8 @@ export {
   OAS_VALIDATION_HEAP_MB,
   type ValidSpec,
 } from './validate.js';
-export { startSpecJob, jobView, type JobContext } from './jobs.js';
+export { startSpecJob, jobView } from './jobs.js';
+export type { OasDeps } from './deps.js';
 export { specAnswer, compiledSpecOf } from './serve.js';
 export {
   compileSpec,

@@ -6,20 +6,16 @@
  * jobs run one after another, in upload order: the last upload is the one that serves.
  */
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../context.js';
+import type { OasDeps } from './deps.js';
 import type { Json, SpecJobRecord } from '../store/index.js';
 import { compiledSpecOf } from './serve.js';
 import type { ValidSpec } from './validate.js';
-
-export type JobContext = Pick<AppContext, 'store' | 'log' | 'now' | 'config'> & {
-  endpoints: Pick<AppContext['endpoints'], 'get'>;
-};
 
 /** Per endpoint, the job that runs last: the next one starts when it has ended. */
 const chains = new Map<string, Promise<void>>();
 
 async function run(
-  ctx: JobContext,
+  ctx: OasDeps,
   job: SpecJobRecord,
   spec: ValidSpec,
   intelligenceMock: boolean,
@@ -79,7 +75,7 @@ async function run(
  * endpoint afresh.
  */
 export async function startSpecJob(
-  ctx: JobContext,
+  ctx: OasDeps,
   endpoint: string,
   spec: ValidSpec,
   intelligenceMock: boolean,

@@ -3,7 +3,7 @@
  * after each change, then kept beside the cached endpoint record (as the rules are), so a request
  * never parses the document again. The upload job warms it before it reports COMPLETED.
  */
-import type { AppContext } from '../context.js';
+import type { OasDeps } from './deps.js';
 import type { EndpointRecord } from '../store/index.js';
 import { RecordMemo } from '../endpoint/index.js';
 import { fakerOf, loadFakeData } from '../template/index.js';
@@ -14,7 +14,7 @@ import { respond, type OasAnswer } from './respond.js';
 
 const compiled = new RecordMemo<CompiledSpec | null>();
 
-type SpecContext = Pick<AppContext, 'store' | 'config' | 'log'>;
+type SpecContext = Pick<OasDeps, 'store' | 'config' | 'log'>;
 
 async function load(ctx: SpecContext, ep: EndpointRecord): Promise<CompiledSpec | null> {
   const spec = await ctx.store.getSpec(ep.name);

@@ -2,7 +2,10 @@
  * The background purge of TOTP secrets nobody used for `totpRetentionDays` (SPEC §3: 90 days by
  * default). It runs once at start and then every hour; the clock is ctx.now(), so tests can move it.
  */
-import type { AppContext } from '../context.js';
+import type { TotpDeps } from './deps.js';
+
+/** What the purge of unused secrets draws on. */
+export type PurgeDeps = Pick<TotpDeps, 'config' | 'log' | 'now' | 'store'>;
 import { startJob, type Job } from '../jobs/index.js';
 
 /** How often the purge runs. */
@@ -13,14 +16,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * Deletes the secrets whose last use is more than `totpRetentionDays` before ctx.now() (a secret
  * last used exactly that long ago is kept). Returns how many were deleted.
  */
-export async function purgeUnusedTotp(ctx: AppContext): Promise<number> {
+export async function purgeUnusedTotp(ctx: PurgeDeps): Promise<number> {
   const removed = await ctx.store.purgeTotp(ctx.now() - ctx.config.totpRetentionDays * DAY_MS);
   if (removed > 0) ctx.log.info({ removed }, 'purged unused TOTP secrets');
   return removed;
 }
 
 /** Starts the purge: now, then every `intervalMs` (hourly), never keeping the process alive. */
-export function startTotpPurge(ctx: AppContext, intervalMs = PURGE_INTERVAL_MS): Job {
+export function startTotpPurge(ctx: PurgeDeps, intervalMs = PURGE_INTERVAL_MS): Job {
   return startJob({
     name: 'TOTP purge',
     intervalMs,
@@ -33,7 +36,7 @@ export function startTotpPurge(ctx: AppContext, intervalMs = PURGE_INTERVAL_MS):
 }
 
 /** The same purge, with a stop function that clears its timers without waiting for a pass under way. */
-export function startPurgeJob(ctx: AppContext, intervalMs = PURGE_INTERVAL_MS): () => void {
+export function startPurgeJob(ctx: PurgeDeps, intervalMs = PURGE_INTERVAL_MS): () => void {
   const job = startTotpPurge(ctx, intervalMs);
   return () => void job.stop();
 }

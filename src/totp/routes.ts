@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { TotpDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import {
   clientIp,
@@ -38,7 +38,7 @@ const CORS = corsHeaders(TOTP_CORS);
 /** Registers the API routes in `app`, an encapsulated scope of their own (its body parsers stay here). */
 export async function totpApi(
   app: FastifyInstance,
-  ctx: AppContext,
+  ctx: TotpDeps,
   box: SecretBox,
   qr: QrPool,
 ): Promise<void> {
@@ -153,7 +153,7 @@ export async function totpApi(
 }
 
 async function store(
-  ctx: AppContext,
+  ctx: TotpDeps,
   box: SecretBox,
   account: ImportedAccount,
   now: number,

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CalloutQueue, type CalloutJob } from '../../src/mock/index.js';
+import { CalloutQueue, type CalloutJob } from '../../src/outbound/index.js';
 import { nextHopWithin } from '../../src/outbound/index.js';
 
 function job(

@@ -9,7 +9,7 @@
  * being sent are given until the deadline to finish, then aborted (their `run` records that).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { newInstanceId } from '../outbound/index.js';
+import { newInstanceId } from './hop.js';
 
 export interface CalloutJob {
   /** The endpoint whose rule made it (the per-endpoint bound). */

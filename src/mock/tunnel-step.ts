@@ -3,11 +3,11 @@
  * `localTunnel` setting is on, its plan includes the tunnel and a client is connected, the request goes
  * through the tunnel and is recorded as `tunnel`; otherwise the chain goes on to the next link.
  */
-import type { AppContext } from '../context.js';
+import type { MockDeps } from './deps.js';
 import type { Step } from '../endpoint/index.js';
 import { planOf } from '../plans.js';
 
-export function tunnelStep(ctx: AppContext): Step {
+export function tunnelStep(ctx: Pick<MockDeps, 'config' | 'tunnels'>): Step {
   return ({ endpoint, request }) => {
     // Read from the stored settings: a setting never written is off (its default).
     if (endpoint.settings['localTunnel'] !== true || !planOf(ctx.config, endpoint).tunnel) return undefined;

@@ -1,0 +1,16 @@
+/** The services the endpoint lifecycle draws on, typed from the folders below it. */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { HistoryWriter } from '../history/index.js';
+import type { EndpointCache } from './cache.js';
+
+export interface LifecycleDeps {
+  config: Config;
+  /** The endpoints the request path reads; it drops an endpoint when a change of it is announced. */
+  endpoints: EndpointCache;
+  /** Where every answered request is recorded. */
+  history: HistoryWriter;
+  log: FastifyBaseLogger;
+  /** The clock, injectable for tests. */
+  now: () => number;
+}
