@@ -8,7 +8,7 @@ import type { EventBus } from './events/index.js';
 import type { CustomDomains, EndpointCache } from './endpoint/index.js';
 import type { TunnelHub } from './tunnel/index.js';
 import type { OutboundClient } from './outbound/index.js';
-import type { CalloutQueue, CrudListBudget } from './mock/index.js';
+import type { CalloutQueue, CrudListBudget, Endpoint } from './mock/index.js';
 import type { SseHub } from './api/index.js';
 
 export interface AppContext {
@@ -18,8 +18,11 @@ export interface AppContext {
   limiter: RateLimiter;
   events: EventBus;
   log: FastifyBaseLogger;
-  /** The endpoints the request path reads; it drops an endpoint when a change of it is announced. */
-  endpoints: EndpointCache;
+  /**
+   * The endpoints the request path reads, resolved (settings and plan) once per entry; it drops an
+   * endpoint when a change of it is announced.
+   */
+  endpoints: EndpointCache<Endpoint>;
   /** Custom domains claimed by endpoints, read by the dispatch (one map lookup per request). */
   domains: CustomDomains;
   /** Connected local-tunnel clients, by endpoint. */

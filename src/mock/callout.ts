@@ -304,7 +304,7 @@ export function calloutCompiler(ctx: AppContext, queue: CalloutQueue): CalloutCo
           durationMs: Math.max(0, ctx.now() - sentAt),
         };
       }
-      await persist(x.endpoint.name, x.request.id, done);
+      await persist(x.endpoint.record.name, x.request.id, done);
     }
 
     async function later(x: Exchange, p: Params): Promise<Outcome> {
@@ -323,11 +323,11 @@ export function calloutCompiler(ctx: AppContext, queue: CalloutQueue): CalloutCo
       else {
         const wait = Math.round(delay.min + Math.random() * (delay.max - delay.min));
         refused = queue.schedule({
-          endpoint: x.endpoint.name,
+          endpoint: x.endpoint.record.name,
           delayMs: wait,
           run: (signal) => send(x, req, rec, signal),
           cancel: (reason) =>
-            persist(x.endpoint.name, x.request.id, { ...rec, state: 'cancelled', error: reason }),
+            persist(x.endpoint.record.name, x.request.id, { ...rec, state: 'cancelled', error: reason }),
         });
       }
       o.callout =

@@ -1,9 +1,16 @@
 /** The endpoint cache: one store read per endpoint until it changes; changes through the API apply at once. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EndpointCache } from '../../src/endpoint/index.js';
+import { EndpointCache, type EndpointResolver } from '../../src/endpoint/index.js';
 import type { EndpointRecord } from '../../src/store/index.js';
 import { adminAuth, startApp } from '../helpers/app.js';
+
+/** Resolves a record into itself (the cache's own behaviour does not depend on what it resolves to). */
+const asIs: EndpointResolver<{ record: EndpointRecord; settings: unknown; plan: null }> = (record) => ({
+  record,
+  settings: record.settings,
+  plan: null,
+});
 
 function countingStore(records: Record<string, EndpointRecord>) {
   const reads: string[] = [];
@@ -18,7 +25,7 @@ function countingStore(records: Record<string, EndpointRecord>) {
 
 test('an endpoint is read once, concurrent requests included, until invalidated', async () => {
   const store = countingStore({ shop: { name: 'shop', createdAt: 1, settings: {} } });
-  const cache = new EndpointCache(store);
+  const cache = new EndpointCache(store, asIs);
   const [a, b] = await Promise.all([cache.get('shop'), cache.get('shop')]);
   assert.equal(a, b);
   assert.equal(await cache.get('shop'), a);
@@ -31,17 +38,17 @@ test('an endpoint is read once, concurrent requests included, until invalidated'
 
 test('unknown endpoints are not kept: one created later is found at once', async () => {
   const records: Record<string, EndpointRecord> = {};
-  const cache = new EndpointCache(countingStore(records));
+  const cache = new EndpointCache(countingStore(records), asIs);
   assert.equal(await cache.get('late'), undefined);
   records['late'] = { name: 'late', createdAt: 1, settings: {} };
-  assert.equal((await cache.get('late'))?.name, 'late');
+  assert.equal((await cache.get('late'))?.record.name, 'late');
 });
 
 test('the cache holds at most its bound, dropping the oldest first', async () => {
   const records: Record<string, EndpointRecord> = {};
   for (const n of ['a', 'b', 'c']) records[n] = { name: n, createdAt: 1, settings: {} };
   const store = countingStore(records);
-  const cache = new EndpointCache(store, 2);
+  const cache = new EndpointCache(store, asIs, 2);
   await cache.get('a');
   await cache.get('b');
   await cache.get('c'); // drops a
@@ -73,7 +80,7 @@ test('settings changed and an endpoint deleted through the API apply to the next
 test('loaded: the record get resolves to once read, nothing while reading or for an unknown name, nothing once forgotten', async () => {
   const records: Record<string, EndpointRecord> = {};
   for (const n of ['a', 'b', 'c']) records[n] = { name: n, createdAt: 1, settings: {} };
-  const cache = new EndpointCache(countingStore(records), 2);
+  const cache = new EndpointCache(countingStore(records), asIs, 2);
   assert.equal(cache.loaded('a'), undefined, 'not read yet');
   const reading = cache.get('a');
   assert.equal(cache.loaded('a'), undefined, 'being read');
@@ -94,7 +101,7 @@ test('loaded: the record get resolves to once read, nothing while reading or for
   await cache.get('b');
   await cache.get('c'); // the bound is 2: drops a, the oldest
   assert.equal(cache.loaded('a'), undefined, 'dropped by the bound');
-  assert.equal(cache.loaded('c')?.name, 'c');
+  assert.equal(cache.loaded('c')?.record.name, 'c');
   cache.clear();
   assert.equal(cache.loaded('b'), undefined);
   assert.equal(cache.loaded('c'), undefined);
@@ -105,8 +112,8 @@ test('a name the endpoint routes refuse is 404 even when the cache holds a recor
   try {
     // Stored and loaded behind the API's back: the request path checks the name before the cache.
     await app.ctx.store.createEndpoint({ name: 'tools', createdAt: 1, settings: {} });
-    assert.equal((await app.ctx.endpoints.get('tools'))?.name, 'tools');
-    assert.equal(app.ctx.endpoints.loaded('tools')?.name, 'tools');
+    assert.equal((await app.ctx.endpoints.get('tools'))?.record.name, 'tools');
+    assert.equal(app.ctx.endpoints.loaded('tools')?.record.name, 'tools');
     assert.equal((await app.inject({ method: 'GET', url: '/e/tools/x' })).statusCode, 404);
   } finally {
     await app.stop();
