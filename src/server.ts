@@ -31,11 +31,18 @@ import {
   SANDBOX_HEADERS,
   endpointLifecycle,
   targetFinder,
+  type EndpointRouting,
   type LifecycleDeps,
 } from './endpoint/index.js';
 import { endpointPlane, type Plane } from './serve/index.js';
 import { echoPipeline, type EchoDeps } from './echo/index.js';
-import { CrudListBudget, mockPipeline, type MockDeps } from './mock/index.js';
+import {
+  CrudListBudget,
+  endpointResolver,
+  mockPipeline,
+  type Endpoint,
+  type MockDeps,
+} from './mock/index.js';
 import { appendRecordedRule } from './admin/index.js';
 import { openStore, sqliteFile, watchDataFile, type Store } from './store/index.js';
 import { HistoryWriter, publishRequestEvents } from './history/index.js';
@@ -160,7 +167,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     limiter,
     events,
     log,
-    endpoints: new EndpointCache(store),
+    endpoints: new EndpointCache(store, endpointResolver(config)),
     domains,
     tunnels: new TunnelHub({
       timeoutMs: config.tunnelTimeout,
@@ -216,7 +223,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   capConnectionsPerIp(fastify.server, config.maxConnectionsPerIp);
   // What the proxy records is appended by the same command as the API's recording route.
   const user = mockPipeline(ctx, (ep, data) => appendRecordedRule(ctx, ep, data));
-  const routing = { builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]), user };
+  const routing: EndpointRouting<Endpoint> = {
+    builtIn: new Map([[ECHO_ENDPOINT, echoPipeline(ctx)]]),
+    user,
+    endpoints: ctx.endpoints,
+  };
   const lifecycle = endpointLifecycle(ctx, routing);
   const door = endpointPlane({ lifecycle, log: requestLine, logger: log, captureLimit: config.captureLimit });
   plane = door;

@@ -12,7 +12,7 @@ import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { upgradeOf, clientIp } from '../http/index.js';
 import { isBuiltIn } from '../endpoint/index.js';
-import { planOf } from '../plans.js';
+import { endpointResolver } from '../mock/index.js';
 import { tunnelOriginProblem } from '../tunnel/index.js';
 import { errorResponses } from './history-schemas.js';
 import { EndpointParams, ErrorBody, NoQuery } from './schemas/common.js';
@@ -57,7 +57,8 @@ export async function tunnelApi(
           'forbidden',
           `The built-in "${endpoint.name}" endpoint always echoes; it has no tunnel.`,
         );
-      const plan = planOf(ctx.config, endpoint);
+      // Resolved as the request path resolves it: the typed settings and the plan (once per connection).
+      const { settings, plan } = endpointResolver(ctx.config)(endpoint);
       if (!plan.tunnel)
         throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
       if (!ctx.tunnels.hasRoom(endpoint.name))
@@ -70,7 +71,7 @@ export async function tunnelApi(
       ctx.tunnels.accept(request.raw, upgrade.socket, upgrade.head, {
         endpoint: endpoint.name,
         ip: clientIp(request.raw, request.headers, ctx.config.trustProxy),
-        localTunnel: endpoint.settings['localTunnel'] === true,
+        localTunnel: settings.localTunnel,
       });
     },
   );

@@ -4,8 +4,11 @@
  * cache listens to the event bus (`listen`), and every change a command announces (src/admin/: its
  * settings, rules, spec, certificates, … or its deletion) drops the endpoint's entry, so the next
  * request reads it afresh. Unknown names are not kept (an endpoint created a moment later answers at
- * once). Capabilities that compile per endpoint (rules, templates) key their compiled state on the
- * record object this cache hands out, so it lives exactly as long as the entry.
+ * once). An entry is a resolved endpoint: the record and what it means for a request (its effective
+ * settings, its plan's limits), worked out once when the entry is built by the resolver the server
+ * gives the cache; a request reads them and computes nothing. Capabilities that compile per endpoint
+ * (rules, templates) key their compiled state on the record object of the entry, so it lives exactly
+ * as long as the entry.
  *
  * One instance hears its own changes before the command returns; a shared bus (REDIS_URL) carries
  * them to every instance.
@@ -16,22 +19,47 @@ import type { EndpointRecord, Store } from '../store/index.js';
 /** Most endpoints kept; the least recently loaded goes first. */
 export const ENDPOINT_CACHE_MAX = 10_000;
 
-export class EndpointCache {
-  private readonly entries = new Map<string, Promise<EndpointRecord | undefined>>();
-  /** The records of the entries whose read has ended, for `loaded`. */
-  private readonly records = new Map<string, EndpointRecord>();
+/**
+ * An endpoint as the request path reads it: its stored record, its effective settings `S` and its
+ * plan's limits `P`. endpoint/ does not know their shapes (the mock model defines them): the resolver
+ * the server passes to the cache does, and the pipeline of user endpoints names the concrete type.
+ */
+export interface ResolvedEndpoint<S = unknown, P = unknown> {
+  readonly record: EndpointRecord;
+  readonly settings: S;
+  readonly plan: P;
+}
+
+/** Works out what a record means; called once per cache entry (and once per built-in endpoint). */
+export type EndpointResolver<E extends ResolvedEndpoint> = (record: EndpointRecord) => E;
+
+export class EndpointCache<E extends ResolvedEndpoint = ResolvedEndpoint> {
+  private readonly entries = new Map<string, Promise<E | undefined>>();
+  /** The entries whose read has ended, for `loaded`. */
+  private readonly records = new Map<string, E>();
 
   constructor(
     private readonly store: Pick<Store, 'getEndpoint'>,
+    /** Resolves each record the store returns, once, when its entry is built. */
+    readonly resolve: EndpointResolver<E>,
     private readonly max = ENDPOINT_CACHE_MAX,
   ) {}
 
   /** The endpoint `name`, or undefined when it does not exist. */
-  get(name: string): Promise<EndpointRecord | undefined> {
+  get(name: string): Promise<E | undefined> {
     const hit = this.entries.get(name);
     if (hit) return hit;
+    // A resolver that throws (a record it cannot read) fails this read like a store error: the
+    // entry is dropped, and the next request tries again.
     const loading = this.store.getEndpoint(name).then(
-      (ep) => {
+      (record) => {
+        let ep: E | undefined;
+        try {
+          ep = record ? this.resolve(record) : undefined;
+        } catch (err) {
+          if (this.entries.get(name) === loading) this.entries.delete(name);
+          throw err;
+        }
         if (this.entries.get(name) === loading) {
           if (ep) this.records.set(name, ep);
           else this.entries.delete(name);
@@ -53,7 +81,7 @@ export class EndpointCache {
    * the turns of the event loop its promise costs (the request path asks this first). Undefined when
    * it is not held (not read yet, being read, or unknown): then ask `get`.
    */
-  loaded(name: string): EndpointRecord | undefined {
+  loaded(name: string): E | undefined {
     return this.records.get(name);
   }
 

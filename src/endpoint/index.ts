@@ -27,4 +27,10 @@ export {
   type Step,
 } from './pipeline.js';
 export { CustomDomains, claimedDomain, customDomainProblem, normalizeDomain } from './custom-domains.js';
-export { EndpointCache, ENDPOINT_CACHE_MAX, RecordMemo } from './cache.js';
+export {
+  EndpointCache,
+  ENDPOINT_CACHE_MAX,
+  RecordMemo,
+  type EndpointResolver,
+  type ResolvedEndpoint,
+} from './cache.js';

@@ -23,6 +23,7 @@ import {
   withHeaders,
 } from '../http/index.js';
 import type { EndpointRecord } from '../store/index.js';
+import type { EndpointCache, ResolvedEndpoint } from './cache.js';
 import type { Target } from './dispatch.js';
 import { BUILT_IN_SETTINGS, endpointNameProblem } from './names.js';
 import { runSteps, type BeforeBody, type EndpointPipeline, type Outcome } from './pipeline.js';
@@ -30,15 +31,20 @@ import { historyEntry, sensitiveHeaders } from '../history/index.js';
 
 const EMPTY = Buffer.alloc(0);
 
-export interface EndpointRouting {
+export interface EndpointRouting<E extends ResolvedEndpoint = ResolvedEndpoint> {
   /** Built-in endpoints (the echo) by name, answered without a store lookup. */
-  builtIn: ReadonlyMap<string, EndpointPipeline>;
+  builtIn: ReadonlyMap<string, EndpointPipeline<E>>;
   /** The pipeline of every user endpoint. */
-  user: EndpointPipeline;
+  user: EndpointPipeline<E>;
+  /** The user endpoints, resolved once per entry; its resolver also resolves the built-ins, once. */
+  endpoints: Pick<EndpointCache<E>, 'get' | 'loaded' | 'resolve'>;
 }
 
-/** An endpoint's record and the pipeline that answers it. */
-export type Resolved = { endpoint: EndpointRecord; pipeline: EndpointPipeline };
+/** An endpoint, resolved, and the pipeline that answers it. */
+export type Resolved<E extends ResolvedEndpoint = ResolvedEndpoint> = {
+  endpoint: E;
+  pipeline: EndpointPipeline<E>;
+};
 
 /** Records a streamed answer once it has ended, with what the stream let through. */
 export type StreamRecorder = (
@@ -55,14 +61,14 @@ export type Decision =
   /** Nothing to send: the connection was destroyed (a body that failed mid-way). */
   | { dropped: true; answer?: undefined; streamed?: undefined };
 
-export interface Lifecycle {
+export interface Lifecycle<E extends ResolvedEndpoint = ResolvedEndpoint> {
   /**
    * The endpoint `target` names: at once for a built-in or a record the cache holds, a promise when
    * the store must be read; undefined for one that does not exist (or an invalid name).
    */
-  resolve(target: Target): Resolved | undefined | Promise<Resolved | undefined>;
+  resolve(target: Target): Resolved<E> | undefined | Promise<Resolved<E> | undefined>;
   /** Runs the request through `resolved` (undefined: the endpoint does not exist). */
-  run(req: IncomingMessage, target: Target, resolved: Resolved | undefined): Decision | Promise<Decision>;
+  run(req: IncomingMessage, target: Target, resolved: Resolved<E> | undefined): Decision | Promise<Decision>;
 }
 
 /** The record a built-in endpoint is seen as (its stored row exists for listings only). */
@@ -70,25 +76,32 @@ function builtInRecord(name: string): EndpointRecord {
   return { name, createdAt: 0, settings: { ...BUILT_IN_SETTINGS } };
 }
 
-export function endpointLifecycle(ctx: LifecycleDeps, routing: EndpointRouting): Lifecycle {
+export function endpointLifecycle<E extends ResolvedEndpoint>(
+  ctx: LifecycleDeps,
+  routing: EndpointRouting<E>,
+): Lifecycle<E> {
   const sensitive = sensitiveHeaders(ctx.config);
-  const builtIns = new Map<string, Resolved>(
-    [...routing.builtIn].map(([name, pipeline]) => [name, { endpoint: builtInRecord(name), pipeline }]),
+  const { endpoints } = routing;
+  const builtIns = new Map<string, Resolved<E>>(
+    [...routing.builtIn].map(([name, pipeline]) => [
+      name,
+      { endpoint: endpoints.resolve(builtInRecord(name)), pipeline },
+    ]),
   );
 
   /** The endpoint `name`, known without a wait; 'read' when the store must be asked. */
-  const known = (name: string): Resolved | undefined | 'read' => {
+  const known = (name: string): Resolved<E> | undefined | 'read' => {
     const builtIn = builtIns.get(name);
     if (builtIn) return builtIn;
     if (endpointNameProblem(name) !== undefined) return undefined;
-    const held = ctx.endpoints.loaded(name);
+    const held = endpoints.loaded(name);
     return held ? { endpoint: held, pipeline: routing.user } : 'read';
   };
 
   const run = (
     req: IncomingMessage,
     { name, path }: Target,
-    resolved: Resolved | undefined,
+    resolved: Resolved<E> | undefined,
   ): Decision | Promise<Decision> => {
     if (!resolved) {
       req.resume();
@@ -113,7 +126,7 @@ export function endpointLifecycle(ctx: LifecycleDeps, routing: EndpointRouting):
     req: IncomingMessage,
     path: string,
     name: string,
-    resolved: Resolved,
+    resolved: Resolved<E>,
     checked: BeforeBody,
   ): Decision | Promise<Decision> => {
     if (checked.refuse) {
@@ -128,7 +141,7 @@ export function endpointLifecycle(ctx: LifecycleDeps, routing: EndpointRouting):
     req: IncomingMessage,
     path: string,
     name: string,
-    resolved: Resolved,
+    resolved: Resolved<E>,
     extra: AnswerHeaders | undefined,
   ): Decision | Promise<Decision> => {
     // A request without a body, and steps that answer at once, wait no turn of the event loop.
@@ -141,7 +154,7 @@ export function endpointLifecycle(ctx: LifecycleDeps, routing: EndpointRouting):
   const answer = (
     captured: CapturedRequest,
     name: string,
-    { endpoint, pipeline }: Resolved,
+    { endpoint, pipeline }: Resolved<E>,
     extra: AnswerHeaders | undefined,
   ): Decision | Promise<Decision> => {
     const exchange = { endpoint, request: captured };
@@ -205,7 +218,7 @@ export function endpointLifecycle(ctx: LifecycleDeps, routing: EndpointRouting):
     resolve({ name }) {
       const k = known(name);
       if (k !== 'read') return k;
-      return ctx.endpoints
+      return endpoints
         .get(name)
         .then((endpoint) => (endpoint ? { endpoint, pipeline: routing.user } : undefined));
     },

@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Answer, AnswerHeaders, CapturedRequest } from '../http/index.js';
-import type { Behavior, CalloutRecord, EndpointRecord } from '../store/index.js';
+import type { Behavior, CalloutRecord } from '../store/index.js';
+import type { ResolvedEndpoint } from './cache.js';
 
 /** What answered a request, as the history records it. */
 export interface Outcome {
@@ -23,13 +24,19 @@ export interface Outcome {
   callout?: CalloutRecord;
 }
 
-/** One request to one endpoint, as the steps see it. */
-export interface Exchange {
-  readonly endpoint: EndpointRecord;
+/**
+ * One request to one endpoint, as the steps see it. `E` is the resolved endpoint a pipeline reads
+ * (the mock pipeline's names its settings and plan); a step that reads only the record takes the
+ * default.
+ */
+export interface Exchange<E extends ResolvedEndpoint = ResolvedEndpoint> {
+  readonly endpoint: E;
   readonly request: CapturedRequest;
 }
 
-export type Step = (x: Exchange) => Outcome | undefined | Promise<Outcome | undefined>;
+export type Step<E extends ResolvedEndpoint = ResolvedEndpoint> = (
+  x: Exchange<E>,
+) => Outcome | undefined | Promise<Outcome | undefined>;
 
 /** What the checks that need no body decided. */
 export interface BeforeBody {
@@ -39,24 +46,30 @@ export interface BeforeBody {
   headers?: AnswerHeaders;
 }
 
-export interface EndpointPipeline {
+export interface EndpointPipeline<E extends ResolvedEndpoint = ResolvedEndpoint> {
   /** Checks run before the body is read (they see the raw request only). */
-  beforeBody?(request: IncomingMessage, endpoint: EndpointRecord): BeforeBody | Promise<BeforeBody>;
+  beforeBody?(request: IncomingMessage, endpoint: E): BeforeBody | Promise<BeforeBody>;
   /** The answer steps, in order; the last must always answer. */
-  steps: readonly Step[];
+  steps: readonly Step<E>[];
   /** Applied to whichever step's outcome (headers every answer of the endpoint carries). */
-  finish?(x: Exchange, o: Outcome): Outcome;
+  finish?(x: Exchange<E>, o: Outcome): Outcome;
 }
 
 /**
  * Runs `steps` in order until one answers. Steps that answer synchronously cost no extra turn: the
  * outcome comes back at once unless a step had to wait.
  */
-export function runSteps(steps: readonly Step[], x: Exchange, from = 0): Outcome | Promise<Outcome> {
+export function runSteps<E extends ResolvedEndpoint>(
+  steps: readonly Step<E>[],
+  x: Exchange<E>,
+  from = 0,
+): Outcome | Promise<Outcome> {
   for (let i = from; i < steps.length; i++) {
     const out = steps[i]!(x);
     if (out instanceof Promise) return out.then((o) => (o !== undefined ? o : runSteps(steps, x, i + 1)));
     if (out !== undefined) return out;
   }
-  throw new Error(`No pipeline step answered ${x.request.method} ${x.request.path} on ${x.endpoint.name}`);
+  throw new Error(
+    `No pipeline step answered ${x.request.method} ${x.request.path} on ${x.endpoint.record.name}`,
+  );
 }

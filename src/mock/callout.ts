@@ -312,7 +312,7 @@ export function calloutCompiler(
           durationMs: Math.max(0, ctx.now() - sentAt),
         };
       }
-      await persist(x.endpoint.name, x.request.id, done);
+      await persist(x.endpoint.record.name, x.request.id, done);
     }
 
     async function later(x: Exchange, p: Params): Promise<Outcome> {
@@ -331,11 +331,11 @@ export function calloutCompiler(
       else {
         const wait = Math.round(delay.min + Math.random() * (delay.max - delay.min));
         refused = queue.schedule({
-          endpoint: x.endpoint.name,
+          endpoint: x.endpoint.record.name,
           delayMs: wait,
           run: (signal) => send(x, req, rec, signal),
           cancel: (reason) =>
-            persist(x.endpoint.name, x.request.id, { ...rec, state: 'cancelled', error: reason }),
+            persist(x.endpoint.record.name, x.request.id, { ...rec, state: 'cancelled', error: reason }),
         });
       }
       o.callout =

@@ -47,7 +47,7 @@ export async function listAnswer(
     };
   }
   try {
-    const page = await d.store.listCrudPage(x.endpoint.name, collection, limit, offset, d.maxBytes);
+    const page = await d.store.listCrudPage(x.endpoint.record.name, collection, limit, offset, d.maxBytes);
     const body = `[${page.texts.join(',')}]`;
     ticket.shrink(Buffer.byteLength(body));
     const headers: Answer['headers'] = { 'content-type': JSON_TYPE, 'x-total-count': String(page.total) };

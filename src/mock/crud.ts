@@ -222,7 +222,7 @@ export function compileCrud(
   const answer = async (x: Exchange): Promise<Outcome['answer']> => {
     const t = locate?.(x.request.pathname);
     if (!t) return failure(404, 'not_found', 'This path is not a route of the collection.');
-    const ep = x.endpoint.name;
+    const ep = x.endpoint.record.name;
     const method = x.request.method === 'HEAD' ? 'GET' : x.request.method;
     const now = ctx.now();
 

@@ -6,7 +6,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { MockDeps } from './deps.js';
-import type { Exchange, Outcome, Step } from '../endpoint/index.js';
+import type { Outcome } from '../endpoint/index.js';
 import {
   corsHeaders,
   isPreflight,
@@ -17,6 +17,7 @@ import {
   type CorsPolicy,
 } from '../http/index.js';
 import type { Settings } from './settings.js';
+import type { MockExchange, MockStep } from './endpoint-settings.js';
 
 /** Every method a rule may answer, advertised to preflights (a requested other method is added). */
 const RULE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE'];
@@ -28,9 +29,9 @@ export function corsPolicyOf(s: Settings): CorsPolicy | undefined {
 }
 
 /** A CORS preflight to an endpoint with `cors.origins`: 204 with the policy's headers. */
-export function preflightStep(settingsOf: (x: Exchange) => Settings): Step {
+export function preflightStep(): MockStep {
   return (x) => {
-    const policy = corsPolicyOf(settingsOf(x));
+    const policy = corsPolicyOf(x.endpoint.settings);
     if (!policy || !isPreflight(x.request.method, x.request.headers)) return undefined;
     return {
       behavior: 'default',
@@ -40,8 +41,8 @@ export function preflightStep(settingsOf: (x: Exchange) => Settings): Step {
 }
 
 /** Adds the endpoint's CORS headers to an answer (a fresh header object). */
-export function withCors(s: Settings, x: Exchange, o: Outcome): Outcome {
-  const policy = corsPolicyOf(s);
+export function withCors(x: MockExchange, o: Outcome): Outcome {
+  const policy = corsPolicyOf(x.endpoint.settings);
   if (!policy) return o;
   return { ...o, answer: withHeaders(o.answer, corsHeaders(policy, x.request.headers)) };
 }
@@ -53,9 +54,9 @@ function sameText(a: string, b: string): boolean {
 }
 
 /** The security header: when enabled, the header must be present with its value, else 562 text/plain. */
-export function securityStep(settingsOf: (x: Exchange) => Settings): Step {
+export function securityStep(): MockStep {
   return (x) => {
-    const { enabled, headerKey, headerValue } = settingsOf(x).security;
+    const { enabled, headerKey, headerValue } = x.endpoint.settings.security;
     if (!enabled || headerKey === '') return undefined;
     const sent = x.request.headers[headerKey.toLowerCase()];
     if (sent !== undefined && sameText(sent, headerValue)) return undefined;
@@ -79,18 +80,15 @@ const PERIOD_MS = { Second: 1000, Minute: 60_000, Hour: 3_600_000 } as const;
  * every client (the shared limiter, so every instance counts the same window). Over it: 429 with the
  * X-RateLimit-* headers.
  */
-export function rateLimitStep(
-  ctx: Pick<MockDeps, 'limiter' | 'now'>,
-  settingsOf: (x: Exchange) => Settings,
-): Step {
+export function rateLimitStep(ctx: Pick<MockDeps, 'limiter' | 'now'>): MockStep {
   // An endpoint without a rate limit passes at once (no promise, no turn of the event loop).
   return (x) => {
-    const { enabled, rate, period } = settingsOf(x).rateLimit;
+    const { enabled, rate, period } = x.endpoint.settings.rateLimit;
     return enabled ? limited(x, rate, period) : undefined;
   };
-  async function limited(x: Exchange, rate: number, period: string): Promise<Outcome | undefined> {
+  async function limited(x: MockExchange, rate: number, period: string): Promise<Outcome | undefined> {
     const decision = await ctx.limiter.hit(
-      `endpoint:${x.endpoint.name}:${period}`,
+      `endpoint:${x.endpoint.record.name}:${period}`,
       rate,
       PERIOD_MS[period as keyof typeof PERIOD_MS],
     );
@@ -100,7 +98,7 @@ export function rateLimitStep(
       answer: rateLimitedAnswer(
         decision,
         ctx.now(),
-        `Endpoint "${x.endpoint.name}" allows ${rate} requests a ${period.toLowerCase()}.`,
+        `Endpoint "${x.endpoint.record.name}" allows ${rate} requests a ${period.toLowerCase()}.`,
       ),
     };
   }

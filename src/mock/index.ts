@@ -21,6 +21,7 @@ export {
   type RuleData,
 } from './rule-model.js';
 export { defaultSettings, effectiveSettings, mergeSettings, Settings, SettingsPatch } from './settings.js';
+export { endpointResolver, type Endpoint, type MockExchange, type MockStep } from './endpoint-settings.js';
 export { compileRules, type CompiledRules, type RuleMatch } from './matcher.js';
 export { collectionLocator, compileCrud, CRUD_LIST_MAX, type CrudTarget } from './crud.js';
 export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';

@@ -5,15 +5,13 @@
  * on to the default response.
  */
 import type { MockDeps } from './deps.js';
-import type { Step } from '../endpoint/index.js';
 import { specAnswer } from '../oas/index.js';
-import { planOf } from '../plans.js';
-import { settingsOf } from './endpoint-settings.js';
+import type { MockStep } from './endpoint-settings.js';
 
-export function oasStep(ctx: Pick<MockDeps, 'config' | 'log' | 'store'>): Step {
-  return async (x) => {
-    if (!planOf(ctx.config, x.endpoint).openapi) return undefined;
-    const r = await specAnswer(ctx, x.endpoint, x.request, settingsOf(ctx.config, x.endpoint).locale);
+export function oasStep(ctx: Pick<MockDeps, 'config' | 'log' | 'store'>): MockStep {
+  return async ({ endpoint, request }) => {
+    if (!endpoint.plan.openapi) return undefined;
+    const r = await specAnswer(ctx, endpoint.record, request, endpoint.settings.locale);
     if (!r) return undefined;
     return { answer: r.answer, behavior: 'oas', ...(r.problems.length > 0 ? { problems: r.problems } : {}) };
   };

@@ -4,12 +4,10 @@
  * chain (tunnel, proxy, OpenAPI), and last the default response, which always answers.
  */
 import type { MockDeps } from './deps.js';
-import type { EndpointPipeline, Exchange, Outcome, Step } from '../endpoint/index.js';
+import type { EndpointPipeline, Outcome } from '../endpoint/index.js';
 import { headerMap, rateLimitedAnswer, TEXT_TYPE, type Answer } from '../http/index.js';
-import type { EndpointRecord } from '../store/index.js';
-import { planOf } from '../plans.js';
 import { customDefaultResponse, type Settings } from './settings.js';
-import { settingsOf } from './endpoint-settings.js';
+import type { Endpoint, MockStep } from './endpoint-settings.js';
 import { preflightStep, rateLimitStep, securityStep, withCors } from './guards.js';
 import { rulesStep } from './rules-step.js';
 import { tunnelStep } from './tunnel-step.js';
@@ -39,8 +37,8 @@ function headerObject(h: Settings['defaultResponse']['headers'] | undefined): Re
 }
 
 /** The friendly answer for a path nothing is configured for, or the endpoint's `defaultResponse`. */
-export function defaultAnswer(ep: EndpointRecord, method: string, pathname: string): Answer {
-  const custom = customDefaultResponse(ep.settings);
+export function defaultAnswer({ record: ep, settings }: Endpoint, method: string, pathname: string): Answer {
+  const custom = customDefaultResponse(settings.defaultResponse);
   if (custom) {
     const headers = headerObject(custom.headers);
     headers['content-type'] ??= TEXT_TYPE;
@@ -62,23 +60,23 @@ const DAY_MS = 86_400_000;
  * shared rate limiter (the day is in the key, so every instance counts the same day; the window of a
  * day ends at midnight UTC). Over the quota: 429 quota_exceeded, recorded as `rejected`.
  */
-export function quotaStep(ctx: Pick<MockDeps, 'config' | 'limiter' | 'now'>): Step {
+export function quotaStep(ctx: Pick<MockDeps, 'config' | 'limiter' | 'now'>): MockStep {
   // A plan without a quota passes at once (no promise, no turn of the event loop).
-  return ({ endpoint }: Exchange) => {
-    const limit = planOf(ctx.config, endpoint).requestsPerDay;
-    return limit === null ? undefined : counted(endpoint, limit);
+  return ({ endpoint }) => {
+    const limit = endpoint.plan.requestsPerDay;
+    return limit === null ? undefined : counted(endpoint.record.name, limit);
   };
-  async function counted(endpoint: EndpointRecord, limit: number): Promise<Outcome | undefined> {
+  async function counted(name: string, limit: number): Promise<Outcome | undefined> {
     const now = ctx.now();
     const day = new Date(now).toISOString().slice(0, 10);
-    const decision = await ctx.limiter.hit(`quota:${endpoint.name}:${day}`, limit, DAY_MS);
+    const decision = await ctx.limiter.hit(`quota:${name}:${day}`, limit, DAY_MS);
     if (decision.allowed) return undefined;
     return {
       behavior: 'rejected',
       answer: rateLimitedAnswer(
         decision,
         now,
-        `Endpoint "${endpoint.name}" has used its ${limit} requests of the day (UTC).`,
+        `Endpoint "${name}" has used its ${limit} requests of the day (UTC).`,
         { code: 'quota_exceeded' },
       ),
     };
@@ -86,7 +84,7 @@ export function quotaStep(ctx: Pick<MockDeps, 'config' | 'limiter' | 'now'>): St
 }
 
 /** The last step: the default response always answers. */
-export const defaultStep: Step = ({ endpoint, request }) => ({
+export const defaultStep: MockStep = ({ endpoint, request }) => ({
   answer: defaultAnswer(endpoint, request.method, request.pathname),
   behavior: 'default',
 });
@@ -98,14 +96,13 @@ export const defaultStep: Step = ({ endpoint, request }) => ({
  * plan's quota, the rules, then the default response. Every answer carries the endpoint's CORS headers.
  * `recordRule` appends what the proxy records (`proxy.record`): the command of src/admin/.
  */
-export function mockPipeline(ctx: MockDeps, recordRule: RuleRecorder): EndpointPipeline {
-  const settings = (x: Exchange): Settings => settingsOf(ctx.config, x.endpoint);
+export function mockPipeline(ctx: MockDeps, recordRule: RuleRecorder): EndpointPipeline<Endpoint> {
   return {
     steps: [
-      preflightStep(settings),
-      mtlsStep(ctx, (x) => settings(x).mtls.enabled),
-      securityStep(settings),
-      rateLimitStep(ctx, settings),
+      preflightStep(),
+      mtlsStep(ctx, (x) => x.endpoint.settings.mtls.enabled),
+      securityStep(),
+      rateLimitStep(ctx),
       quotaStep(ctx),
       rulesStep(ctx),
       tunnelStep(ctx),
@@ -113,6 +110,6 @@ export function mockPipeline(ctx: MockDeps, recordRule: RuleRecorder): EndpointP
       oasStep(ctx),
       defaultStep,
     ],
-    finish: (x, o) => withCors(settings(x), x, o),
+    finish: withCors,
   };
 }

@@ -11,7 +11,7 @@ import type { MockDeps } from './deps.js';
 import { compileTemplate, loadFakeData, sourceLimits, templateLimits } from '../template/index.js';
 import { compileRules } from './matcher.js';
 import { parseRule, type Rule } from './rule-model.js';
-import { settingsOf } from './endpoint-settings.js';
+import { endpointResolver } from './endpoint-settings.js';
 import { templateInput } from './rules-step.js';
 
 export interface PreviewInput {
@@ -53,8 +53,10 @@ export async function previewTemplate(
   }
   await loadFakeData();
   const template = compileTemplate(input.template, templateLimits(ctx.config));
-  const { locale } = settingsOf(ctx.config, ep);
-  const x: Exchange = { request: input.request, endpoint: ep };
+  // A preview is no request: the endpoint is resolved here, from the record the API read.
+  const endpoint = endpointResolver(ctx.config)(ep);
+  const { locale } = endpoint.settings;
+  const x: Exchange = { request: input.request, endpoint };
   const r = template.render(templateInput(x, pathParams, locale, ctx.now(), undefined));
   const base = { pathParams, ...(matched !== undefined ? { matched } : {}) };
   if (!r.ok) return { ...base, error: r.error, problems: [...template.problems] };

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { pipeline } from 'node:stream';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { MockDeps } from './deps.js';
-import type { Exchange, Outcome, Step } from '../endpoint/index.js';
+import type { Exchange, Outcome } from '../endpoint/index.js';
 import { sensitiveHeaders } from '../history/index.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import { BodyTap, errorAnswer, hopByHopNames, withoutHopByHop, type AnswerHeaders } from '../http/index.js';
@@ -29,9 +29,8 @@ import {
   parseTarget,
   TargetRefused,
 } from '../outbound/index.js';
-import { planOf } from '../plans.js';
 import { Body } from '../schema/index.js';
-import { settingsOf } from './endpoint-settings.js';
+import type { MockExchange, MockStep } from './endpoint-settings.js';
 import { hasRuleFor, recordedRule, type RuleRecorder } from './recording.js';
 
 /** Request headers the proxy sets itself (or leaves to the client library: Host, Content-Length). */
@@ -118,25 +117,30 @@ async function bodyText(
 export function proxyStep(
   ctx: Pick<MockDeps, 'config' | 'log' | 'outbound' | 'store'>,
   recordRule: RuleRecorder,
-): Step {
+): MockStep {
   const instanceId = newInstanceId();
   const sensitive = sensitiveHeaders(ctx.config);
   /** Method and path being recorded right now, so that concurrent requests record once. */
   const recording = new Set<string>();
 
   /** After the answer has streamed by: the exchange as a rule, unless one exists for it already. */
-  async function record(x: Exchange, status: number, headers: AnswerHeaders, body: Buffer): Promise<void> {
+  async function record(
+    x: MockExchange,
+    status: number,
+    headers: AnswerHeaders,
+    body: Buffer,
+  ): Promise<void> {
     const { method, pathname } = x.request;
-    const key = `${x.endpoint.name}\n${method}\n${pathname}`;
+    const key = `${x.endpoint.record.name}\n${method}\n${pathname}`;
     if (recording.has(key)) return;
     recording.add(key);
     try {
-      if (await hasRuleFor(ctx, x.endpoint.name, method, pathname)) return;
+      if (await hasRuleFor(ctx, x.endpoint.record.name, method, pathname)) return;
       const enc = headers['content-encoding'];
       const text = await bodyText(body, typeof enc === 'string' ? enc : enc?.join(','), RULE_BODY_MAX);
       if (text === undefined) {
         ctx.log.info(
-          { endpoint: x.endpoint.name, method, pathname },
+          { endpoint: x.endpoint.record.name, method, pathname },
           'proxy.record: body is not text; not recorded',
         );
         return;
@@ -146,18 +150,21 @@ export function proxyStep(
         { id: x.request.id, method, path: pathname, status, headers: rest, body: text, source: 'proxy' },
         sensitive,
       );
-      await recordRule(x.endpoint, data);
+      await recordRule(x.endpoint.record, data);
     } catch (err) {
       const reason = err instanceof AppError ? err.message : String(err);
-      ctx.log.info({ endpoint: x.endpoint.name, method, pathname, reason }, 'proxy.record: not recorded');
+      ctx.log.info(
+        { endpoint: x.endpoint.record.name, method, pathname, reason },
+        'proxy.record: not recorded',
+      );
     } finally {
       recording.delete(key);
     }
   }
 
   return async (x) => {
-    const { proxy } = settingsOf(ctx.config, x.endpoint);
-    if (!proxy.targetUrl || !planOf(ctx.config, x.endpoint).proxy) return undefined;
+    const { proxy } = x.endpoint.settings;
+    if (!proxy.targetUrl || !x.endpoint.plan.proxy) return undefined;
     const incomingHops = x.request.headers[HOP_HEADER];
     const hop = nextHop(incomingHops, instanceId);
     if (hop.loop)

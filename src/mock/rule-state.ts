@@ -59,7 +59,7 @@ export async function runWithState(
   use: StateUse,
   action: () => Promise<Outcome | undefined> | Outcome | undefined,
 ): Promise<Outcome | undefined> {
-  const endpoint = x.endpoint.name;
+  const endpoint = x.endpoint.record.name;
   let pending: Promise<Outcome | undefined> | undefined;
   await s.lock.run(endpoint, async () => {
     const snapshot = await s.store.readState(endpoint, use.dynamic ? 'all' : use.refs);

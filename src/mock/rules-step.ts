@@ -6,8 +6,8 @@
  * Endpoint state (conditions that read it, templates that change it) is handled in rule-state.ts.
  */
 import type { MockDeps } from './deps.js';
-import { RecordMemo, type Exchange, type Step } from '../endpoint/index.js';
-import type { BlobRecord, EndpointRecord } from '../store/index.js';
+import { RecordMemo, type Exchange } from '../endpoint/index.js';
+import type { BlobRecord } from '../store/index.js';
 import {
   compileTemplate,
   loadFakeData,
@@ -22,7 +22,7 @@ import { conditionState, mergeStateUse, runWithState, sessionOf, type StateRun }
 import { compileAction, type CompiledAction, type TemplateCompiler } from './actions.js';
 import { calloutCompiler } from './callout.js';
 import { compileCrud } from './crud.js';
-import { settingsOf } from './endpoint-settings.js';
+import type { Endpoint, MockStep } from './endpoint-settings.js';
 import { compileRulesInSlices, type CompiledRules } from './matcher.js';
 import { timeSlicer } from '../jobs/index.js';
 import { blobsOf, isTemplated, ruleFromRecord } from './rule-model.js';
@@ -42,7 +42,7 @@ interface EndpointRules {
 
 const compiled = new RecordMemo<EndpointRules>();
 
-type StepResult = ReturnType<Step>;
+type StepResult = ReturnType<MockStep>;
 
 /** The request data a template may read, through its helpers only. */
 export function templateInput(
@@ -69,12 +69,13 @@ export function templateInput(
   return input;
 }
 
-async function compileEndpoint(ctx: RulesDeps, ep: EndpointRecord): Promise<EndpointRules> {
+async function compileEndpoint(ctx: RulesDeps, endpoint: Endpoint): Promise<EndpointRules> {
+  const ep = endpoint.record;
   const rules = (await ctx.store.listRules(ep.name)).map(ruleFromRecord);
   if (rules.some(isTemplated)) await loadFakeData();
   const blobs = new Map<string, BlobRecord | undefined>();
   for (const name of new Set(rules.flatMap(blobsOf))) blobs.set(name, await ctx.store.getBlob(ep.name, name));
-  const { locale } = settingsOf(ctx.config, ep);
+  const { locale } = endpoint.settings;
   let uses: StateUse[] = [];
   const templates: TemplateCompiler = (source) => {
     const t = compileTemplate(source, templateLimits(ctx.config));
@@ -111,11 +112,11 @@ async function compileEndpoint(ctx: RulesDeps, ep: EndpointRecord): Promise<Endp
 }
 
 /** The endpoint's compiled rules (compiled on first use after each change). */
-function rulesOf(ctx: RulesDeps, ep: EndpointRecord): Promise<EndpointRules> {
-  return compiled.get(ep, () => compileEndpoint(ctx, ep));
+function rulesOf(ctx: RulesDeps, ep: Endpoint): Promise<EndpointRules> {
+  return compiled.get(ep.record, () => compileEndpoint(ctx, ep));
 }
 
-export function rulesStep(ctx: RulesDeps): Step {
+export function rulesStep(ctx: RulesDeps): MockStep {
   const state: StateRun = {
     store: ctx.store,
     lock: new MemoryStateLock(),
@@ -127,7 +128,9 @@ export function rulesStep(ctx: RulesDeps): Step {
   const answer = (rules: EndpointRules, x: Exchange): StepResult => {
     if (rules.matcher.size === 0) return undefined;
     if (rules.matcher.stateRefs.length === 0) return run(rules, x, undefined);
-    return conditionState(ctx.store, x.endpoint.name, rules.matcher).then((values) => run(rules, x, values));
+    return conditionState(ctx.store, x.endpoint.record.name, rules.matcher).then((values) =>
+      run(rules, x, values),
+    );
   };
   const run = (
     { matcher, actions, stateUse }: EndpointRules,
@@ -143,8 +146,8 @@ export function rulesStep(ctx: RulesDeps): Step {
     return runWithState(state, x, use, () => action(x, m.pathParams));
   };
   return (x) => {
-    if (!settingsOf(ctx.config, x.endpoint).rules.enabled) return undefined;
-    const ready = compiled.ready(x.endpoint);
+    if (!x.endpoint.settings.rules.enabled) return undefined;
+    const ready = compiled.ready(x.endpoint.record);
     return ready ? answer(ready, x) : rulesOf(ctx, x.endpoint).then((rules) => answer(rules, x));
   };
 }

@@ -255,11 +255,9 @@ export function effectiveSettings(stored: JsonObject, plan: string): Settings {
  * configuration re-imported), keeps the built-in answer; an empty 200 needs `body: ""`.
  */
 export function customDefaultResponse(
-  settings: JsonObject,
-): NonNullable<SettingsPatch['defaultResponse']> | undefined {
-  const v = settings['defaultResponse'];
-  if (!isObject(v)) return undefined;
-  const r = v as NonNullable<SettingsPatch['defaultResponse']>;
+  r: Settings['defaultResponse'] | undefined,
+): Settings['defaultResponse'] | undefined {
+  if (!isObject(r)) return undefined;
   const noHeaders =
     r.headers === undefined ||
     (Array.isArray(r.headers) ? r.headers.length : Object.keys(r.headers).length) === 0;

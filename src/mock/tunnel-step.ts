@@ -4,14 +4,15 @@
  * through the tunnel and is recorded as `tunnel`; otherwise the chain goes on to the next link.
  */
 import type { MockDeps } from './deps.js';
-import type { Step } from '../endpoint/index.js';
-import { planOf } from '../plans.js';
+import type { ResolvedEndpoint, Step } from '../endpoint/index.js';
 
-export function tunnelStep(ctx: Pick<MockDeps, 'config' | 'tunnels'>): Step {
+/** What the step reads of a resolved endpoint: its `localTunnel` setting and its plan's `tunnel`. */
+type TunnelEndpoint = ResolvedEndpoint<{ readonly localTunnel: boolean }, { readonly tunnel: boolean }>;
+
+export function tunnelStep(ctx: Pick<MockDeps, 'config' | 'tunnels'>): Step<TunnelEndpoint> {
   return ({ endpoint, request }) => {
-    // Read from the stored settings: a setting never written is off (its default).
-    if (endpoint.settings['localTunnel'] !== true || !planOf(ctx.config, endpoint).tunnel) return undefined;
-    const answer = ctx.tunnels.forward(endpoint.name, request);
+    if (!endpoint.settings.localTunnel || !endpoint.plan.tunnel) return undefined;
+    const answer = ctx.tunnels.forward(endpoint.record.name, request);
     return answer?.then((a) => ({ answer: a, behavior: 'tunnel' }));
   };
 }

@@ -12,7 +12,13 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { MtlsDeps } from './deps.js';
-import { RecordMemo, type Exchange, type Outcome, type Step } from '../endpoint/index.js';
+import {
+  RecordMemo,
+  type Exchange,
+  type Outcome,
+  type ResolvedEndpoint,
+  type Step,
+} from '../endpoint/index.js';
 import { TEXT_TYPE } from '../http/index.js';
 import type { Store } from '../store/index.js';
 
@@ -68,7 +74,10 @@ function refused(why: string): Outcome {
  * The step: passes when `enabled` says the endpoint does not require client certificates, or when
  * the request's connection presented a valid one; refuses (403) otherwise, plain HTTP included.
  */
-export function mtlsStep(ctx: Pick<MtlsDeps, 'store' | 'now'>, enabled: (x: Exchange) => boolean): Step {
+export function mtlsStep<E extends ResolvedEndpoint>(
+  ctx: Pick<MtlsDeps, 'store' | 'now'>,
+  enabled: (x: Exchange<E>) => boolean,
+): Step<E> {
   // Synchronous when the endpoint does not ask for certificates: no extra turn for everyone else.
   return (x) => {
     if (!enabled(x)) return undefined;
@@ -78,7 +87,7 @@ export function mtlsStep(ctx: Pick<MtlsDeps, 'store' | 'now'>, enabled: (x: Exch
         x.request.peerCertificate ? 'the request sent none' : 'it must be reached over HTTPS with one',
       );
     return trusts
-      .get(x.endpoint, () => loadTrust(ctx.store, x.endpoint.name))
+      .get(x.endpoint.record, () => loadTrust(ctx.store, x.endpoint.record.name))
       .then((trust) => {
         const problem = problemOf(trust, peer, ctx.now());
         return problem === undefined ? undefined : refused(problem);

@@ -43,7 +43,7 @@ async function run(
     stored();
     // Compiled now, so that the first request after COMPLETED finds it ready.
     const ep = await ctx.endpoints.get(job.endpoint);
-    if (ep) await compiledSpecOf(ctx, ep);
+    if (ep) await compiledSpecOf(ctx, ep.record);
     await ctx.store.updateSpecJob(job.id, {
       status: 'COMPLETED',
       progress: 100,

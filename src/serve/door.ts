@@ -25,6 +25,7 @@ import {
   type Lifecycle,
   type Outcome,
   type Resolved,
+  type ResolvedEndpoint,
   type StreamRecorder,
   type Target,
 } from '../endpoint/index.js';
@@ -34,8 +35,8 @@ import { writeStreamHead, writeWhole } from './write.js';
 /** The longest endpoint name the door looks up; a longer one is 414 (names are far shorter). */
 export const NAME_MAX = 1000;
 
-export interface PlaneOptions {
-  lifecycle: Lifecycle;
+export interface PlaneOptions<E extends ResolvedEndpoint = ResolvedEndpoint> {
+  lifecycle: Lifecycle<E>;
   /** The request line. */
   log: RequestLog;
   /** For failures and cut streams. */
@@ -58,7 +59,7 @@ const URI_TOO_LONG = JSON.stringify(
 );
 const SHUTTING_DOWN = JSON.stringify(errorBody('shutting_down'));
 
-export function endpointPlane(o: PlaneOptions): Plane {
+export function endpointPlane<E extends ResolvedEndpoint>(o: PlaneOptions<E>): Plane {
   let closing = false;
   let served = 0;
 
@@ -141,7 +142,7 @@ export function endpointPlane(o: PlaneOptions): Plane {
       }
     };
 
-    const run = (resolved: Resolved | undefined): void => {
+    const run = (resolved: Resolved<E> | undefined): void => {
       let d: Decision | Promise<Decision>;
       try {
         d = o.lifecycle.run(req, target, resolved);
@@ -158,7 +159,7 @@ export function endpointPlane(o: PlaneOptions): Plane {
     }
     if (target.name.length > NAME_MAX)
       return whole({ status: 414, headers: { 'content-type': JSON_TYPE }, body: URI_TOO_LONG });
-    let found: Resolved | undefined | Promise<Resolved | undefined>;
+    let found: Resolved<E> | undefined | Promise<Resolved<E> | undefined>;
     try {
       found = o.lifecycle.resolve(target);
     } catch (err) {

@@ -36,7 +36,7 @@ import { testConfig, type Config } from '../../src/config.js';
 import { CustomDomains, EndpointCache } from '../../src/endpoint/index.js';
 import { AppError } from '../../src/errors.js';
 import type { EndpointChange } from '../../src/events/index.js';
-import { ruleFromRecord, type RuleData } from '../../src/mock/index.js';
+import { endpointResolver, ruleFromRecord, type RuleData } from '../../src/mock/index.js';
 import { stateLimits } from '../../src/state/index.js';
 import type { EndpointRecord, KyselyStore } from '../../src/store/index.js';
 import { STORE_BACKENDS } from '../helpers/store-backends.js';
@@ -328,7 +328,7 @@ for (const backend of STORE_BACKENDS) {
       const { changes, deps } = harness();
       const full = {
         ...deps,
-        endpoints: new EndpointCache(store),
+        endpoints: new EndpointCache(store, endpointResolver(deps.config)),
         log: { error: () => undefined } as unknown as import('fastify').FastifyBaseLogger,
       };
       const ep = await endpoint();

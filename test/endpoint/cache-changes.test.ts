@@ -7,11 +7,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { loadConfigFile } from '../../src/config-file/index.js';
-import { EndpointCache } from '../../src/endpoint/index.js';
+import { EndpointCache, type EndpointResolver } from '../../src/endpoint/index.js';
 import { MemoryEventBus } from '../../src/events/index.js';
 import type { EndpointRecord } from '../../src/store/index.js';
 import { adminAuth, startApp } from '../helpers/app.js';
 import { tempFiles } from '../config-file/helpers.js';
+
+/** Resolves a record into itself (the cache's own behaviour does not depend on what it resolves to). */
+const asIs: EndpointResolver<{ record: EndpointRecord; settings: unknown; plan: null }> = (record) => ({
+  record,
+  settings: record.settings,
+  plan: null,
+});
 
 function store(records: Record<string, EndpointRecord>) {
   return { getEndpoint: async (name: string) => (records[name] ? { ...records[name] } : undefined) };
@@ -23,7 +30,7 @@ test('a change announced for an endpoint drops its entry, and only its entry', a
     other: { name: 'other', createdAt: 1, settings: {} },
   };
   const bus = new MemoryEventBus();
-  const cache = new EndpointCache(store(records));
+  const cache = new EndpointCache(store(records), asIs);
   const stop = cache.listen(bus);
   const shop = await cache.get('shop');
   const other = await cache.get('other');
@@ -48,7 +55,7 @@ test('a change announced for an endpoint drops its entry, and only its entry', a
 
 test('listening for changes does not make an endpoint look watched by dashboards', () => {
   const bus = new MemoryEventBus();
-  new EndpointCache(store({})).listen(bus);
+  new EndpointCache(store({}), asIs).listen(bus);
   // The request path skips building request.created for endpoints no dashboard watches.
   assert.equal(bus.isListening('shop'), false);
 });

@@ -10,7 +10,12 @@ import { createServer } from 'node:http';
 import { until } from '../helpers/until.js';
 import { startApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/raw.js';
-import { endpointLifecycle, targetFinder, type Step } from '../../src/endpoint/index.js';
+import {
+  endpointLifecycle,
+  targetFinder,
+  type ResolvedEndpoint,
+  type Step,
+} from '../../src/endpoint/index.js';
 import type { Answer } from '../../src/http/index.js';
 import { endpointPlane } from '../../src/serve/index.js';
 
@@ -28,7 +33,11 @@ async function harness(steps: Step[], refuse?: Answer) {
     ],
   };
   const plane = endpointPlane({
-    lifecycle: endpointLifecycle(app.ctx, { builtIn: new Map([['probe', probe]]), user: probe }),
+    lifecycle: endpointLifecycle<ResolvedEndpoint>(app.ctx, {
+      builtIn: new Map([['probe', probe]]),
+      user: probe,
+      endpoints: app.ctx.endpoints,
+    }),
     log: () => {},
     logger: app.ctx.log,
     captureLimit: app.ctx.config.captureLimit,

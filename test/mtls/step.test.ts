@@ -18,7 +18,7 @@ function exchange(endpoint: EndpointRecord, peer?: X509Certificate | null): Exch
     path: '/',
     ...(peer === null ? {} : { peerCertificate: () => peer }),
   } as unknown as CapturedRequest;
-  return { endpoint, request };
+  return { endpoint: { record: endpoint, settings: endpoint.settings, plan: null }, request };
 }
 
 void test('an endpoint without mtls: the step passes at once and never reads the store', () => {

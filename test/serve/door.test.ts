@@ -123,7 +123,10 @@ async function doorServer(lifecycle: Partial<Lifecycle>) {
   };
   const plane = endpointPlane({
     lifecycle: {
-      resolve: () => ({ endpoint: { name: 'x', createdAt: 0, settings: {} }, pipeline: { steps: [] } }),
+      resolve: () => ({
+        endpoint: { record: { name: 'x', createdAt: 0, settings: {} }, settings: {}, plan: null },
+        pipeline: { steps: [] },
+      }),
       run: () => ({ answer: { status: 200, headers: { 'content-type': 'text/plain' }, body: 'door' } }),
       ...lifecycle,
     },
