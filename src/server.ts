@@ -63,7 +63,7 @@ export interface AppContext
   extends ApiDeps, MockDeps, LifecycleDeps, EchoDeps, TotpDeps, ConfigFileDeps, BackgroundDeps {
   events: EventBus;
   /** The endpoints the request path reads; it drops an endpoint when a change of it is announced. */
-  endpoints: EndpointCache;
+  endpoints: EndpointCache<Endpoint>;
   /** Custom domains claimed by endpoints, read by the dispatch (one map lookup per request). */
   domains: CustomDomains;
   /** Connected local-tunnel clients, by endpoint. */

@@ -2,12 +2,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { HistoryWriter } from '../history/index.js';
-import type { EndpointCache } from './cache.js';
 
 export interface LifecycleDeps {
   config: Config;
-  /** The endpoints the request path reads; it drops an endpoint when a change of it is announced. */
-  endpoints: EndpointCache;
   /** Where every answered request is recorded. */
   history: HistoryWriter;
   log: FastifyBaseLogger;
