@@ -685,7 +685,7 @@ export const SETTINGS: Setting<keyof Config>[] = [
     env: 'TEMPLATE_MAX_LOOP_WORK',
     flag: 'template-max-loop-work',
     help: "loop iterations times the template's mustaches in one template render (561 past it)",
-    default: 500_000,
+    default: 200_000,
     parse: int(1000, 100_000_000),
   },
   {

@@ -37,7 +37,7 @@ export const TEMPLATE_LIMITS: TemplateLimits = {
   maxIterations: 10_000,
   maxOutput: 1024 * 1024,
   maxFakeData: 100_000,
-  maxLoopWork: 500_000,
+  maxLoopWork: 200_000,
   imageHost: 'https://loremflickr.com',
 };
 
