@@ -31,6 +31,7 @@ const LAYERS = [
   ['oas', 'mtls', 'tunnel', 'plans.ts'], // what the mock pipeline's steps call on
   ['endpoint'], // the request lifecycle, the endpoint cache, the dispatch
   ['history'], // the request history: entry, writer, caps, retention
+  ['cluster'], // coordination between instances: the Redis link, shared versions, limits, events, leases
   ['http', 'state'], // capture and answers; endpoint state
   ['store', 'schema', 'secrets', 'template', 'logger.ts', 'dashboard', 'start-report.ts'], // services
   ['config.ts', 'worker-thread.ts', 'log-pretty.ts', 'supported-node.ts', 'tick-shape.ts'], // configuration; small runtime helpers

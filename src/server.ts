@@ -54,6 +54,7 @@ import type { ConfigFileDeps } from './config-file/index.js';
 import { startBackgroundJobs, type BackgroundDeps } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 import { CalloutQueue, OutboundClient } from './outbound/index.js';
+import { DependencyStatus, RedisLink } from './cluster/index.js';
 
 /**
  * The services, built once at start: the one object that satisfies the dependencies each capability
@@ -68,6 +69,10 @@ export interface AppContext
   domains: CustomDomains;
   /** Connected local-tunnel clients, by endpoint. */
   tunnels: TunnelHub;
+  /** The link to REDIS_URL that instances coordinate through; undefined for a single instance. */
+  redis: RedisLink | undefined;
+  /** The shared dependencies' states and the fallbacks in use, for /api/v2/health and /metrics. */
+  status: DependencyStatus;
 }
 
 export interface App {
@@ -158,6 +163,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     maxQueuedBytes: config.historyQueueBytes,
     perEndpoint: { maxEntries: config.historyMaxEntries, maxBytes: config.historyMaxBytes },
   });
+  const status = new DependencyStatus();
+  const redis = config.redisUrl
+    ? new RedisLink(config.redisUrl, {
+        onChange: (up, reason) => {
+          status.report('redis', up ? 'up' : 'down', reason);
+          if (up) log.info('Redis reachable: coordinating with the other instances');
+          else log.warn({ reason }, 'Redis unreachable: this instance works alone until it is back');
+        },
+      })
+    : undefined;
   const limiter = opts.limiter ?? new MemoryRateLimiter();
   const events = opts.events ?? new MemoryEventBus();
   const ctx: AppContext = {
@@ -195,6 +210,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     }),
     sse: new SseHub(config.sseMaxBufferedTotal),
     now: opts.now ?? Date.now,
+    redis,
+    status,
   };
   publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
   // Every endpoint change a command announces drops the endpoint's cached entry (src/admin/).
@@ -287,6 +304,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       log.info(history.stats(), 'history writer stopped');
       await limiter.close?.();
       await events.close();
+      await redis?.close();
       if (!opts.store) await store.close();
       logStream.flushSync();
       return { historyLost };
