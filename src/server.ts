@@ -55,6 +55,7 @@ import { startBackgroundJobs, type BackgroundDeps } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 import { CalloutQueue, OutboundClient } from './outbound/index.js';
 import { DependencyStatus, RedisLink } from './cluster/index.js';
+import { createMetrics, type Metrics } from './metrics/index.js';
 
 /**
  * The services, built once at start: the one object that satisfies the dependencies each capability
@@ -73,6 +74,8 @@ export interface AppContext
   redis: RedisLink | undefined;
   /** The shared dependencies' states and the fallbacks in use, for /api/v2/health and /metrics. */
   status: DependencyStatus;
+  /** This instance's Prometheus metrics (GET /metrics). */
+  metrics: Metrics;
 }
 
 export interface App {
@@ -212,6 +215,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     now: opts.now ?? Date.now,
     redis,
     status,
+    metrics: createMetrics(),
   };
   publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
   // Every endpoint change a command announces drops the endpoint's cached entry (src/admin/).

@@ -1,0 +1,80 @@
+/**
+ * The Prometheus metrics of one instance (`GET /metrics`, SPEC §8), on a registry of its own: a process
+ * that builds several apps (the tests) keeps their counts apart. A capability increments the metric of
+ * its concern; gauges that mirror a state kept elsewhere (queue depth, dependencies) are read when
+ * scraped, through `sample`.
+ */
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Endpoint requests answered, by the behavior their history entry names (`echo`, `mock-rule`, …). */
+  readonly requests: Counter<'behavior'>;
+  /** Endpoint entries read again because their shared configuration version moved. */
+  readonly configReloads: Counter;
+  /** History entries waiting to be written. */
+  readonly historyQueueDepth: Gauge;
+  /** History entries dropped (queue full, store unavailable). */
+  readonly historyDropped: Gauge;
+  /** 1 when the dependency answers, 0 when it does not (`postgres`, `redis`). */
+  readonly dependencyUp: Gauge<'dependency'>;
+  /** Requests forwarded to the instance holding their endpoint's tunnel, by outcome. */
+  readonly tunnelHops: Counter<'outcome'>;
+  /** Registers a function run before each scrape, to set the gauges it owns. */
+  sample(fn: () => void | Promise<void>): void;
+  /** The text exposition. */
+  text(): Promise<string>;
+  readonly contentType: string;
+}
+
+/** `processMetrics`: also Node's own (CPU, memory, event loop lag), which start a monitor per registry. */
+export function createMetrics(opts: { processMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.processMetrics === true) collectDefaultMetrics({ register: registry, prefix: 'mockingbird_' });
+  const samplers: Array<() => void | Promise<void>> = [];
+  const m = {
+    registry,
+    requests: new Counter({
+      name: 'mockingbird_requests_total',
+      help: 'Endpoint requests answered, by behavior',
+      labelNames: ['behavior'] as const,
+      registers: [registry],
+    }),
+    configReloads: new Counter({
+      name: 'mockingbird_config_reloads_total',
+      help: 'Endpoint configurations read again after their shared version moved',
+      registers: [registry],
+    }),
+    historyQueueDepth: new Gauge({
+      name: 'mockingbird_history_queue_depth',
+      help: 'History entries waiting to be written',
+      registers: [registry],
+    }),
+    historyDropped: new Gauge({
+      name: 'mockingbird_history_dropped_total',
+      help: 'History entries dropped since start (queue full or store unavailable)',
+      registers: [registry],
+    }),
+    dependencyUp: new Gauge({
+      name: 'mockingbird_dependency_up',
+      help: '1 when the shared dependency answers, 0 when it does not',
+      labelNames: ['dependency'] as const,
+      registers: [registry],
+    }),
+    tunnelHops: new Counter({
+      name: 'mockingbird_tunnel_hops_total',
+      help: 'Requests forwarded to the instance holding their tunnel, by outcome',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    sample(fn: () => void | Promise<void>) {
+      samplers.push(fn);
+    },
+    async text() {
+      for (const fn of samplers) await fn();
+      return registry.metrics();
+    },
+    contentType: registry.contentType,
+  };
+  return m;
+}
