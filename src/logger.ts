@@ -1,7 +1,7 @@
 /**
  * The service's logger: pino, JSON lines on stdout (readable lines on a terminal: log-pretty.ts). Lines are gathered for one turn of the event
  * loop and handed to the output in one piece: sonic-boom measures its whole pending buffer on every
- * write (`Buffer.byteLength`), which cost about 2.5 µs a line, more than pino takes to build it.
+ * write (`Buffer.byteLength`), which costs more than pino takes to build a line.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -131,9 +131,8 @@ export function requestLineWriter(log: FastifyBaseLogger): RequestLine {
 
 /**
  * `JSON.stringify(s)` for a string, without the call where nothing needs escaping: the request line
- * writes three short strings per request, and Node 20's JSON.stringify costs several hundred
- * instructions however short the string (the line's three calls counted 3.7k a request under
- * callgrind). Control characters, `"`, `\` and surrogates (lone ones are escaped, paired ones
+ * writes three short strings per request, and Node 20's JSON.stringify has a fixed cost however
+ * short the string (docs/performance.md, "Measurements behind the code"). Control characters, `"`, `\` and surrogates (lone ones are escaped, paired ones
  * kept, which JSON.stringify sorts out) go to JSON.stringify.
  */
 export function jsonString(s: string): string {

@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError, type Config } from './config.js';
 import { readRegularFile } from './regular-file.js';
 import type { EndpointRecord } from './store/index.js';
-import { isBuiltIn } from './endpoint/index.js';
+import { isBuiltIn, storedSettings } from './endpoint/index.js';
 import { explain } from './schema/index.js';
 
 /** A limit: a whole number, or null for none. */
@@ -151,8 +151,7 @@ export function plansFor(config: Config): Record<string, Plan> {
 /** The name of an endpoint's plan: its setting, else the default plan (`echo`: always unlimited). */
 export function planNameOf(config: Config, ep: EndpointRecord): string {
   if (isBuiltIn(ep)) return ECHO_PLAN;
-  const p = ep.settings['plan'];
-  return typeof p === 'string' ? p : config.defaultPlan;
+  return storedSettings(ep.settings).plan ?? config.defaultPlan;
 }
 
 /**

@@ -7,10 +7,8 @@
  * half of the service's starts (7 of 13), the literal's property definitions in `nextTick` ended up
  * megamorphic (`%DebugPrint(process.nextTick)` shows the slots MEGAMORPHIC, MONOMORPHIC in the other
  * starts), and the optimised `nextTick` then defined each property through a runtime call
- * (Runtime_DefineKeyedOwnPropertyInLiteral) for the rest of the process: about 5k instructions a
- * tick, five ticks an echo request from Node's own stream code (the cost of `nextTick` about 9 times
- * higher in a CPU profile under load). With one tick object kept alive from the start, none of 16
- * starts did. Our reading, not checked in V8's source: a major collection drops a shape no live
+ * (Runtime_DefineKeyedOwnPropertyInLiteral) for the rest of the process, on every tick. With one
+ * tick object kept alive from the start, none did (the counts: docs/performance.md). Our reading, not checked in V8's source: a major collection drops a shape no live
  * object has, the start-up's collections often found no tick object alive, and each then gave the
  * next one a new shape. docs/performance.md (the echo's rounds) tells how this was found.
  */

@@ -8,6 +8,7 @@ import {
   customDomainProblem,
   endpointNameProblem,
   isBuiltIn,
+  storedSettings,
   normalizeDomain,
   type CustomDomains,
 } from '../endpoint/index.js';
@@ -77,8 +78,7 @@ async function claimDomain(
   stored: JsonObject,
 ): Promise<void> {
   const write = () => deps.store.updateEndpointSettings(name, stored);
-  const c = stored['customDomain'] as { domain?: string } | undefined;
-  const domain = c?.domain;
+  const domain = storedSettings(stored).customDomain?.domain;
   if (domain === undefined) {
     await write();
     deps.domains.set(name, undefined);
@@ -86,8 +86,8 @@ async function claimDomain(
   }
   const run = claiming.then(async () => {
     for (const other of await deps.store.listEndpoints()) {
-      const theirs = (other.settings['customDomain'] as { domain?: unknown } | undefined)?.domain;
-      if (other.name !== name && typeof theirs === 'string' && normalizeDomain(theirs) === domain)
+      const theirs = storedSettings(other.settings).customDomain?.domain;
+      if (other.name !== name && theirs !== undefined && normalizeDomain(theirs) === domain)
         throw new AppError(
           'conflict',
           `The domain "${domain}" is already the custom domain of another endpoint.`,

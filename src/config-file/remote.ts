@@ -57,9 +57,12 @@ function client(o: RemoteOptions) {
 
 type Call = ReturnType<typeof client>;
 
+/** An endpoint's settings as the API answers them: every part, the plan's name among them. */
+type SettingsAnswer = JsonObject & { plan: string };
+
 /** Settings that differ from the defaults, as a patch (the plan left to each server). */
-function settingsDiff(settings: JsonObject): SettingsPatch {
-  const defaults = defaultSettings(settings['plan'] as string) as unknown as JsonObject;
+function settingsDiff(settings: SettingsAnswer): SettingsPatch {
+  const defaults = defaultSettings(settings.plan) as unknown as JsonObject;
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(settings)) {
     if (k === 'plan') continue;
@@ -103,7 +106,7 @@ export async function exportConfig(o: RemoteOptions): Promise<string> {
   for (const name of names) {
     const at = `/endpoints/${encodeURIComponent(name)}`;
     const out: JsonObject = {};
-    const settings = settingsDiff(await call<JsonObject>('GET', `${at}/settings`));
+    const settings = settingsDiff(await call<SettingsAnswer>('GET', `${at}/settings`));
     if (Object.keys(settings).length > 0) out['settings'] = settings;
     const rules = (await call<{ data: JsonObject[] }>('GET', `${at}/rules`)).data.map(tidyRule);
     for (const r of rules) {
@@ -165,8 +168,8 @@ async function importEndpoint(call: Call, src: Source, p: PlannedEndpoint): Prom
     }
   });
   await asFile(`${at}/settings`, '', async () => {
-    const current = await call<JsonObject>('GET', `${url}/settings`);
-    const full = mergeSettings(defaultSettings(current['plan'] as string), p.settings);
+    const current = await call<SettingsAnswer>('GET', `${url}/settings`);
+    const full = mergeSettings(defaultSettings(current.plan), p.settings);
     await call('PATCH', `${url}/settings`, full);
   });
   const names = new Map<string, string>();

@@ -7,7 +7,8 @@
  * One instance sees its own changes at once; other instances behind the same load balancer see a
  * claim after their next start (the map is not shared through REDIS_URL).
  */
-import type { Store } from '../store/index.js';
+import type { JsonObject, Store } from '../store/index.js';
+import { storedSettings } from './stored-settings.js';
 import { hostName } from './host.js';
 
 /** The form a domain is stored and looked up in: lower case, no trailing dot. */
@@ -30,15 +31,10 @@ export function customDomainProblem(domain: string, baseDomain: string): string 
   return undefined;
 }
 
-interface CustomDomainSetting {
-  enabled?: unknown;
-  domain?: unknown;
-}
-
 /** The domain an endpoint's stored settings claim for dispatch (enabled and set), or undefined. */
-export function claimedDomain(settings: Record<string, unknown>): string | undefined {
-  const c = settings['customDomain'] as CustomDomainSetting | undefined;
-  if (!c || c.enabled !== true || typeof c.domain !== 'string' || c.domain === '') return undefined;
+export function claimedDomain(settings: JsonObject): string | undefined {
+  const c = storedSettings(settings).customDomain;
+  if (!c || !c.enabled || c.domain === '') return undefined;
   return normalizeDomain(c.domain);
 }
 

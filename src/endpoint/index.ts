@@ -26,6 +26,7 @@ export {
   type Outcome,
   type Step,
 } from './pipeline.js';
+export { storedSettings, type StoredSettings } from './stored-settings.js';
 export { CustomDomains, claimedDomain, customDomainProblem, normalizeDomain } from './custom-domains.js';
 export {
   EndpointCache,

@@ -3,6 +3,7 @@
  * The one place that knows the built-in `echo` endpoint and the host labels that are not endpoints.
  */
 import type { EndpointRecord } from '../store/index.js';
+import { storedSettings } from './stored-settings.js';
 
 /** The built-in echo endpoint (SPEC §2): recorded like any endpoint, answered by the echo. */
 export const ECHO_ENDPOINT = 'echo';
@@ -31,7 +32,7 @@ export function endpointNameProblem(name: string): string | undefined {
 
 /** Whether `ep` is a built-in endpoint (the echo), which cannot be deleted and no plan limits. */
 export function isBuiltIn(ep: Pick<EndpointRecord, 'settings'>): boolean {
-  return ep.settings['builtIn'] === true;
+  return storedSettings(ep.settings).builtIn;
 }
 
 /** The stored settings of a built-in endpoint. */

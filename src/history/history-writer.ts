@@ -195,11 +195,9 @@ export class HistoryWriter {
 
   /**
    * Whether to write again at once rather than let entries gather: a batch is full, or a flush
-   * waits. Writing whatever came in during the last write, as soon as it was done, made batches of
-   * 55-75 entries under wrk's load on the echo (about 490 now), and each batch's commit rewrites the
-   * tail pages of the table and its three indexes: the worker's insert on this schema took about 23
-   * µs a row in batches of 10, 16 in batches of 40 and 12 in batches of 200, and under that load the
-   * worker went from 20 to 15 µs a request.
+   * waits. Each batch's commit rewrites the tail pages of the table and its three indexes, so few
+   * large batches cost the worker less a row than many small ones (docs/performance.md, "Measurements
+   * behind the code").
    */
   private fullBatchWanted(): boolean {
     return this.waiters.length > 0 || this.batchFull();

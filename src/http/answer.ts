@@ -67,9 +67,7 @@ export function errorAnswer(
 /**
  * `a` with `extra` added to its headers (over a header of the same name), in a fresh header object:
  * `a`'s may be shared. Object.assign, not `{ ...a.headers, ...extra }`: V8 defines each property of
- * a second spread through a runtime call (about 20 times as slow for the echo's five headers in a
- * micro-benchmark; the echo's former `{ ...OPEN, ...rateLimitHeaders() }` cost about 12k
- * instructions a request under callgrind).
+ * a second spread through a runtime call (docs/performance.md, "Measurements behind the code").
  */
 export function withHeaders(a: Answer, extra: AnswerHeaders): Answer {
   // Object.assign sets `__proto__` through Object.prototype's setter; a spread defines it as a field.

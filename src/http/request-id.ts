@@ -3,10 +3,10 @@
  * neighbours in the id index and sort by arrival. Ids made within one millisecond keep their order
  * through a counter seeded at random each millisecond, laid out as the `uuid` package's `v7` lays
  * it out (the test checks the two agree byte for byte). The random bytes come from a pool refilled
- * 256 ids at a time (one `getRandomValues` per id cost about 10 % of the echo's CPU time), and the
- * text is written here rather than by `v7`: the millisecond's part once per millisecond, the
- * random tail sliced from the pool's hex, leaving five bytes to format per id where `v7` formats
- * sixteen into a new array (about 4.8k instructions an id under callgrind).
+ * 256 ids at a time, and the text is written here rather than by `v7`: the millisecond's part once
+ * per millisecond, the random tail sliced from the pool's hex, leaving five bytes to format per id
+ * where `v7` formats sixteen into a new array (the costs: docs/performance.md, "Measurements behind
+ * the code").
  */
 import { randomFillSync } from 'node:crypto';
 
@@ -43,8 +43,8 @@ export function requestId(now = Date.now()): string {
 
 /**
  * The first two groups and their dashes: the 48-bit millisecond timestamp, big-endian, a byte at a
- * time as `v7` writes it (`ms.toString(16)` goes through V8's slow path for doubles: 2.8k
- * instructions, paid on nearly every request since few share a millisecond).
+ * time as `v7` writes it (`ms.toString(16)` goes through V8's slow path for doubles, and few
+ * requests share a millisecond).
  */
 function millisecondPart(ms: number): string {
   return (

@@ -61,7 +61,7 @@ function fileRow(endpoint: string, f: HistoryFile): FileRow {
   };
 }
 
-/** A list as JSON; `[]` without a call to JSON.stringify for the usual empty one (about 700 instructions). */
+/** A list as JSON; `[]` without a call to JSON.stringify for the usual empty one. */
 function jsonList(list: readonly unknown[]): string {
   return list.length === 0 ? '[]' : JSON.stringify(list);
 }

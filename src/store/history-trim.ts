@@ -23,9 +23,9 @@ export interface HistoryUsage {
  * `known` is what the caller knows the endpoint holds (a count it had this function make, plus what
  * was written since, nothing removed since): the trim then deletes without counting. Counting reads
  * the endpoint's whole time index (100,000 entries by default), which under a steady load at the cap
- * cost the history worker more than its inserts (bench:echo). Count and sum read that index alone
- * (it carries each entry's size); the test of each entry against `history_hidden` is left out when
- * the endpoint has nothing hidden, which made the count 2.5 times slower.
+ * cost the history worker more than its inserts. Count and sum read that index alone (it carries
+ * each entry's size); the test of each entry against `history_hidden` is left out when the endpoint
+ * has nothing hidden.
  *
  * `writeLocked`: the caller's transactions hold the database's write lock from their start (the
  * history worker's, BEGIN IMMEDIATE), so that no entry can be written or hidden between a chunk's

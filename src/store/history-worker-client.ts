@@ -35,7 +35,7 @@ export class HistoryInsertWorker {
    * Hands a batch to the worker as the values its statement binds: one flat list of strings and
    * numbers, copied as they are (a structured clone of row objects walked every field of every row
    * by name; one JSON string of the entries had the worker parse it back into objects, then build
-   * rows from them, about a third of its cost an entry). The files, rare, go as rows.
+   * rows from them). The files, rare, go as rows.
    */
   async insert(entries: NewHistoryEntry[]): Promise<void> {
     const handing = this.handOver(entries);

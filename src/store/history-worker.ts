@@ -1,6 +1,6 @@
 /**
  * The history worker thread: owns a second SQLite connection and writes the request history's
- * batches on it, so that inserting (about 10 µs a row, with its indexes and checkpoints) is not paid
+ * batches on it, so that inserting (with its indexes and checkpoints) is not paid
  * on the thread that answers requests. One message per batch: `{ seq, rows, files }` in (the rows as
  * one flat list of the values the insert binds), `{ seq, error? }` out once the transaction has
  * committed (or failed). The per-endpoint caps are kept here too: `{ seq, trim }` counts an endpoint
@@ -55,9 +55,8 @@ const db = openSqliteDatabase((workerData as { file: string }).file);
  * The worker's page cache: 8 MiB, not the main connection's 64. SQLite moves a page through a
  * temporary number past the end of the file when a b-tree split reorders pages taken from the free
  * list (balance_nonroot); the commit after such a move then scans the cache's whole hash table to drop
- * pages past the end (pcache1TruncateUnsafe), a slot a cached page. At the history cap, where every
- * batch reuses the pages its trims freed, that scan was 5 % of this thread's CPU with 64 MiB cached.
- * The worker's inserts and trims touch the table's two ends, which 8 MiB holds.
+ * pages past the end (pcache1TruncateUnsafe), a slot a cached page: at the history cap, where every
+ * batch reuses the pages its trims freed, a cost that grows with the cache. The worker's inserts and trims touch the table's two ends, which 8 MiB holds.
  */
 const CACHE_KIB = 8192;
 /** How long this thread waits for the write lock (synchronously: no request waits on it). */

@@ -66,8 +66,7 @@ export function sqliteBulkInsert(
     const s = prepare();
     const skipped = new Set<RowValue>();
     // Values go as arguments, not as one array: better-sqlite3 reads an array's elements through V8's
-    // generic property lookup (Object::Get), about a fifth of the history worker's instructions a
-    // row under callgrind; arguments it reads directly (twice as fast a row in a micro-benchmark).
+    // generic property lookup (Object::Get), arguments directly (docs/performance.md).
     for (let i = 0; i < values.length; i += ROW_WIDTH) {
       if (s.row.run(...values.slice(i, i + ROW_WIDTH)).changes === 0) skipped.add(values[i]!);
     }

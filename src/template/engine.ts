@@ -126,8 +126,8 @@ const COMPILE_OPTIONS: CompileOptions = { knownHelpersOnly: false, strict: false
  * one difference: the set-up that Handlebars repeats on every top-level call, merging and wrapping
  * every registered helper and building the prototype access rules, runs once. It sets only what
  * depends on this environment, whose helpers are all registered when the module loads, and on the
- * options `render` passes, the same on every call: 4 of the 5.4 µs a render of bench:templates's
- * rule took. A call as a partial (which sets the container from its options) makes the next
+ * options `render` passes, the same on every call (most of a render's time before:
+ * docs/performance.md). A call as a partial (which sets the container from its options) makes the next
  * top-level call set it up again.
  */
 function templateOf(ast: hbs.AST.Program): Template {
