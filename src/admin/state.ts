@@ -37,7 +37,13 @@ export function stateItemsOf(
     const valueWrong = valueProblem(type, value, limits);
     if (keyWrong !== undefined) details.push(detail(`/items/${i}/key`, sentence(keyWrong), r.key));
     if (valueWrong !== undefined) details.push(detail(`/items/${i}/value`, sentence(valueWrong)));
-    if (keyWrong !== undefined || valueWrong !== undefined) continue;
+    // The hosted document's counters are whole numbers from 0; a template's `dec` may still go below.
+    const negative = valueWrong === undefined && type === 'counter' && (value as number) < 0;
+    if (negative)
+      details.push(
+        detail(`/items/${i}/value`, 'A counter set through the API is a whole number from 0', value),
+      );
+    if (keyWrong !== undefined || valueWrong !== undefined || negative) continue;
     items.push({ type, key: r.key, value });
   }
   if (details.length > 0) throw validationError(details);
@@ -50,6 +56,7 @@ export async function putState(
   ep: EndpointRecord,
   items: NewStateItem[],
 ): Promise<{ created: number; updated: number }> {
+  if (items.length === 0) return { created: 0, updated: 0 }; // nothing to write, nothing to announce
   const limits = stateLimits(deps.config);
   // The cap counts the items this call would add to those the endpoint holds.
   const existing = await deps.store.readState(ep.name, items);
@@ -73,6 +80,7 @@ export async function deleteStateItems(
   ep: EndpointRecord,
   refs: StateRef[] | undefined,
 ): Promise<number> {
+  if (refs !== undefined && refs.length === 0) return 0; // nothing to delete, nothing to announce
   const count =
     refs === undefined
       ? await deps.store.deleteAllState(ep.name)

@@ -61,11 +61,18 @@ const PutBody = Type.Object(
         {
           type: TypeName,
           key: Key,
-          value: Type.Unknown({ description: 'counter: a whole number; list: an array; string: any JSON' }),
+          value: Type.Unknown({
+            description: 'counter: a whole number from 0; list: an array; string: any JSON',
+          }),
+          lastModified: Type.Optional(
+            Type.Integer({
+              description: 'read-only, as GET answers it: ignored, so an item read can be written back',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
-      { minItems: 1, maxItems: 1000 },
+      { maxItems: 1000, description: 'an empty list changes nothing' },
     ),
   },
   { additionalProperties: false },
@@ -76,8 +83,8 @@ const DeleteBody = Type.Union([
   Type.Object(
     {
       items: Type.Array(Type.Object({ type: TypeName, key: Key }, { additionalProperties: false }), {
-        minItems: 1,
         maxItems: 1000,
+        description: 'an empty list deletes nothing',
       }),
     },
     { additionalProperties: false },

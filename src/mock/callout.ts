@@ -138,16 +138,17 @@ export function calloutCompiler(
     const templated = c.templated === true;
     const fixed = (text: string) => (): Rendered => ({ ok: true, text, problems: [] });
     const body = custom ? (templated ? compile(c.body ?? '') : fixed(c.body ?? '')) : undefined;
+    // A header item's own `templated: true` renders its value whatever `callout.templated` says (SPEC §4).
     const headers = (c.headers ?? []).map((h) => ({
       key: h.key.toLowerCase(),
-      value: templated ? compile(h.value) : fixed(h.value),
+      value: templated || h.templated === true ? compile(h.value) : fixed(h.value),
     }));
     const delay = c.delay ?? { min: 0, max: 0 };
 
     /** The callout's request for `x`, or the template error that prevents it. */
     function prepare(x: Exchange, p: Params, hop: string): Prepared | { error: string } {
       const method = c.method === undefined || c.method === '*' ? x.request.method : c.method;
-      const noBody = method === 'GET' || method === 'HEAD';
+      const noBody = method === 'GET' || method === 'HEAD' || method === 'TRACE';
       if (!custom) {
         const raw = x.request.rawBody;
         return {

@@ -3,7 +3,7 @@
  * and the TypeScript types they give. rule-model.ts validates against them (with rule-checks.ts).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Body, HeaderList, HeaderValue, HeaderName, Status, StringEnum } from '../schema/index.js';
+import { Body, HeaderValue, HeaderName, Status, StringEnum } from '../schema/index.js';
 
 export const RULE_METHODS = [
   'GET',
@@ -16,7 +16,8 @@ export const RULE_METHODS = [
   'TRACE',
   '*',
 ] as const;
-const CALLOUT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', '*'] as const;
+/** A callout's methods: the rule's (the hosted document lists TRACE for both). */
+const CALLOUT_METHODS = RULE_METHODS;
 
 /** Most rules one bulk replace (PUT …/rules) carries (SPEC §4). */
 export const MAX_RULES = 500;
@@ -190,7 +191,7 @@ export const Action = Type.Union(
                   "`forward`: the request's body and headers; `custom`: the callout's own `body` and `headers`",
               }),
             ),
-            headers: Type.Optional(HeaderList),
+            headers: Type.Optional(RuleHeaderList),
             body: Type.Optional(Body),
             templated: Type.Optional(Type.Boolean({ default: false })),
             delay: Type.Optional(
@@ -198,6 +199,8 @@ export const Action = Type.Union(
                 { min: CalloutDelay, max: CalloutDelay },
                 {
                   additionalProperties: false,
+                  // Answered even when not sent: the hosted document's callout always carries it.
+                  default: { min: 0, max: 0 },
                   description: '`async`: the callout waits a random time between min and max ms',
                 },
               ),

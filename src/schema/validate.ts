@@ -71,6 +71,31 @@ function typeMatches(member: TSchema, v: unknown): boolean {
   return t === actual || (t === 'integer' && actual === 'number');
 }
 
+/** The object member of a union that declares the most of `value`'s properties, when one alone does. */
+function closestObject(members: TSchema[], value: unknown): TSchema | undefined {
+  if (!isObject(value)) return undefined;
+  const keys = Object.keys(value);
+  let best: TSchema | undefined;
+  let bestScore = 0;
+  let tie = false;
+  for (const m of members) {
+    const props = (m as { properties?: Record<string, unknown> }).properties ?? {};
+    const score = keys.filter((k) => Object.hasOwn(props, k)).length;
+    if (score > bestScore) [best, bestScore, tie] = [m, score, false];
+    else if (score === bestScore) tie = true;
+  }
+  return bestScore > 0 && !tie ? best : undefined;
+}
+
+/** A union member as a message names it: its type, an object by its required properties. */
+function shapeName(m: TSchema): string {
+  const { type, required, const: constant } = m as { type?: unknown; required?: string[]; const?: unknown };
+  if (constant !== undefined) return JSON.stringify(constant);
+  if (type === 'object' && required && required.length > 0)
+    return `an object with ${required.map((r) => `"${r}"`).join(', ')}`;
+  return typeof type === 'string' ? type : 'value';
+}
+
 /** Finds the problems of `value` against `schema`, paths prefixed by `base`, until `out` holds `max`. */
 function collect(schema: TSchema, value: unknown, base: string, out: ErrorDetail[], max: number): void {
   if (out.length >= max) return;
@@ -105,13 +130,15 @@ function collect(schema: TSchema, value: unknown, base: string, out: ErrorDetail
       if (anyOf.every((m) => m.const !== undefined)) {
         message = `Expected one of: ${anyOf.map((m) => String(m.const)).join(', ')}`;
       } else {
-        // A nullable value or a value of several shapes: explain against the member of its JSON type.
+        // A nullable value or a value of several shapes: explain against the member of its JSON type,
+        // and among several objects against the one that declares most of the value's properties.
         const same = anyOf.filter((m) => typeMatches(m, e.value));
-        if (same.length === 1) {
-          collect(same[0]!, e.value, path, out, max);
+        const member = same.length === 1 ? same[0] : closestObject(same, e.value);
+        if (member) {
+          collect(member, e.value, path, out, max);
           continue;
         }
-        message = `Expected ${anyOf.map((m) => (typeof m['type'] === 'string' ? m['type'] : 'value')).join(' or ')}`;
+        message = `Expected ${[...new Set(anyOf.map(shapeName))].join(' or ')}`;
       }
     }
     out.push(detail(path, message, e.value));

@@ -108,11 +108,14 @@ test('DELETE all ({ all: true }) or some ({ items }) answers { deleted, count };
   const all = await call(app, 'DELETE', `/endpoints/${ep}/state`, { all: true });
   assert.deepEqual(all.body, { deleted: true, count: 2 });
   assert.equal((await call(app, 'GET', `/endpoints/${ep}/state`)).body.pagination.total, 0);
-  for (const body of [{}, { all: false }, { items: [] }, undefined]) {
+  for (const body of [{}, { all: false }, undefined]) {
     const r = await call(app, 'DELETE', `/endpoints/${ep}/state`, body);
     assert.equal(r.status, 400, JSON.stringify(body));
     assert.equal(r.body.error.code, 'validation_error');
   }
+  // An empty list deletes nothing (issue 36: the hosted document accepts it).
+  const none = await call(app, 'DELETE', `/endpoints/${ep}/state`, { items: [] });
+  assert.deepEqual([none.status, none.body], [200, { deleted: true, count: 0 }]);
 });
 
 test('400 validation_error: an unknown type, unknown or malformed query parameters, wrong values', async () => {
@@ -140,7 +143,12 @@ test('400 validation_error: an unknown type, unknown or malformed query paramete
     ],
     ['PUT', `/endpoints/${ep}/state`, { items: [{ type: 'list', key: 'k', value: 'a' }] }, '/items/0/value'],
     ['PUT', `/endpoints/${ep}/state`, { items: [{ type: 'string', key: '', value: 'a' }] }, '/items/0/key'],
-    ['PUT', `/endpoints/${ep}/state`, { items: [] }, '/items'],
+    [
+      'PUT',
+      `/endpoints/${ep}/state`,
+      { items: [{ type: 'counter', key: 'k', value: -1 }] },
+      '/items/0/value',
+    ],
     ['PUT', `/endpoints/${ep}/state`, { items: [{ type: 'string', key: 'k' }], extra: 1 }, ''],
   ];
   for (const [method, url, body, path] of cases) {
