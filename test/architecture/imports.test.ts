@@ -58,8 +58,8 @@ void test('an import up the layers is reported, type-only or not, naming both ro
   });
   assert.equal(r.status, 1, r.out);
   assert.deepEqual(r.lines.sort(), [
-    "http/index.ts: import '../serve/index.js' runs against the layers: http (row 10) imports only rows below it, and serve is on row 5",
-    "store/index.ts: import type '../mock/index.js' runs against the layers: store (row 11) imports only rows below it, and mock is on row 6",
+    "http/index.ts: import '../serve/index.js' runs against the layers: http (row 11) imports only rows below it, and serve is on row 5",
+    "store/index.ts: import type '../mock/index.js' runs against the layers: store (row 12) imports only rows below it, and mock is on row 6",
   ]);
 });
 
