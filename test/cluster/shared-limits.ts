@@ -2,7 +2,12 @@
  * Shared rate limiters on a Redis of the test's own, each on a link of its own (one "instance" each),
  * for the limiters' unit tests.
  */
-import { DependencyStatus, RedisLink, SharedWindows, type SharedWindowsOptions } from '../../src/cluster/index.js';
+import {
+  DependencyStatus,
+  RedisLink,
+  SharedWindows,
+  type SharedWindowsOptions,
+} from '../../src/cluster/index.js';
 import { createMetrics, type Metrics } from '../../src/metrics/index.js';
 import type { RateLimiter } from '../../src/http/index.js';
 

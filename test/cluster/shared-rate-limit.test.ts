@@ -79,7 +79,10 @@ suiteOrSkip('SharedRateLimiter (Redis)', redisServerSkip, () => {
       const [sec] = await c.time();
       const first = await i.limiter.hit(k, 1, 1000);
       assert.ok(first.allowed);
-      assert.ok(first.resetAt >= Number(sec) + 1 && first.resetAt <= Number(sec) + 2, 'the second after Redis’s');
+      assert.ok(
+        first.resetAt >= Number(sec) + 1 && first.resetAt <= Number(sec) + 2,
+        'the second after Redis’s',
+      );
       // Refused until Redis's clock reaches the reset, then a new window with the full limit.
       let next: RateDecision;
       await until(
