@@ -13,7 +13,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RedisLink, SharedRateLimiter, SharedWindows } from '../src/cluster/index.js';
+import { LeasedRateLimiter, RedisLink, SharedRateLimiter, SharedWindows } from '../src/cluster/index.js';
+import { MemoryRateLimiter } from '../src/http/index.js';
 import { testConfig } from '../src/config.js';
 import { buildApp, type App } from '../src/server.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
@@ -123,19 +124,51 @@ try {
       );
     }
   }
+  const total = (name: Name): number =>
+    median(cpu[name]) + (redisCpu[name].length > 0 ? median(redisCpu[name]) : 0);
   const base = median(rps['no REDIS_URL (memory)']);
-  const baseCpu = median(cpu['no REDIS_URL (memory)']);
-  console.log(
-    '\nmedians (echo; ratios to no REDIS_URL: req/s, and CPU a request of the server and redis-server):',
-  );
+  const baseCpu = total('no REDIS_URL (memory)');
+  console.log('\nmedians (echo), req/s (spread) and ratio; CPU a request, server + redis-server, and ratio:');
   for (const name of Object.keys(targets) as Name[]) {
     const m = median(rps[name]);
-    const c = median(cpu[name]) + (redisCpu[name].length > 0 ? median(redisCpu[name]) : 0);
+    const spread = `${Math.min(...rps[name]).toFixed(0)}–${Math.max(...rps[name]).toFixed(0)}`;
     console.log(
-      `  ${name.padEnd(34)} ${m.toFixed(0).padStart(7)} req/s  ${(m / base).toFixed(2)}` +
-        `   ${c.toFixed(1).padStart(5)} µs/req  ${(baseCpu / c).toFixed(2)}`,
+      `  ${name.padEnd(34)} ${m.toFixed(0).padStart(7)} req/s (${spread}) ${(m / base).toFixed(2)}` +
+        `   ${total(name).toFixed(1).padStart(5)} µs/req  ${(baseCpu / total(name)).toFixed(2)}`,
     );
   }
+
+  // The limiter alone, without HTTP: a client's hits one after the other, yielding to the event loop
+  // every 64 hits as a server does between requests (memory and leases), or 50 clients awaiting theirs.
+  const hitsOf = async (name: string, hit: () => unknown, n: number, clients: number): Promise<void> => {
+    const start = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        for (let i = 0; i < n / clients; i++) {
+          const d = hit();
+          if (d instanceof Promise) await d;
+          else if ((i & 63) === 0) await new Promise((r) => setImmediate(r));
+        }
+      }),
+    );
+    const ns = Number(process.hrtime.bigint() - start) / n;
+    console.log(`  ${name.padEnd(34)} ${ns.toFixed(0).padStart(7)} ns a hit`);
+  };
+  console.log('\nthe limiter alone (a limit never reached, one key):');
+  const memory = new MemoryRateLimiter();
+  const link = new RedisLink(redis.url);
+  links.push(link);
+  await link.ready();
+  const windows = new SharedWindows(link);
+  const leased = new LeasedRateLimiter(windows);
+  const exact = new SharedRateLimiter(windows);
+  for (let round = 0; round < 2; round++) {
+    await hitsOf('MemoryRateLimiter', () => memory.hit('k', 1e12, 60_000), 1_000_000, 1);
+    await hitsOf('LeasedRateLimiter', () => leased.hit('k', 1e12, 60_000), 1_000_000, 1);
+    await hitsOf('SharedRateLimiter (50 clients)', () => exact.hit('k2', 1e12, 60_000), 50_000, 50);
+  }
+  await Promise.all([memory.close(), leased.close(), exact.close()]);
+  windows.close();
 } finally {
   for (const app of apps) await app.close();
   for (const link of links) await link.close();
