@@ -54,7 +54,13 @@ import type { ConfigFileDeps } from './config-file/index.js';
 import { startBackgroundJobs, type BackgroundDeps } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 import { CalloutQueue, OutboundClient } from './outbound/index.js';
-import { DependencyStatus, RedisLink } from './cluster/index.js';
+import {
+  DependencyStatus,
+  LeasedRateLimiter,
+  RedisLink,
+  SharedRateLimiter,
+  SharedWindows,
+} from './cluster/index.js';
 import { createMetrics, type Metrics } from './metrics/index.js';
 
 /**
@@ -176,13 +182,19 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         },
       })
     : undefined;
-  const limiter = opts.limiter ?? new MemoryRateLimiter();
+  const metrics = createMetrics();
+  // Rate limits and quotas: counted across instances in Redis when there is one (the echo's per-IP
+  // limit in leases, without a round trip per request), else in this instance's memory.
+  const windows = redis && !opts.limiter ? new SharedWindows(redis, { status, metrics, log }) : undefined;
+  const limiter = opts.limiter ?? (windows ? new SharedRateLimiter(windows) : new MemoryRateLimiter());
+  const echoLimiter = windows ? new LeasedRateLimiter(windows) : limiter;
   const events = opts.events ?? new MemoryEventBus();
   const ctx: AppContext = {
     config,
     store,
     history,
     limiter,
+    echoLimiter,
     events,
     log,
     endpoints: new EndpointCache(store, endpointResolver(config)),
@@ -215,7 +227,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     now: opts.now ?? Date.now,
     redis,
     status,
-    metrics: createMetrics(),
+    metrics,
   };
   publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
   // Every endpoint change a command announces drops the endpoint's cached entry (src/admin/).
@@ -307,6 +319,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       const historyLost = await history.close();
       log.info(history.stats(), 'history writer stopped');
       await limiter.close?.();
+      if (echoLimiter !== limiter) await echoLimiter.close?.();
+      windows?.close();
       await events.close();
       await redis?.close();
       if (!opts.store) await store.close();

@@ -51,7 +51,7 @@ export async function apiRoutes(app: FastifyInstance, ctx: ApiDeps): Promise<voi
     if (PUBLIC_PATHS.has(path)) return;
     // Logging out of the dashboard clears its cookie, whatever the cookie holds.
     if (request.method === 'DELETE' && path === `/api/v2${SESSION_PATH}`) return;
-    failures.check(request);
+    await failures.check(request);
     try {
       // Browsers' EventSource cannot send headers: the events stream also takes ?access_token=.
       await authenticate(ctx.store, request, path.endsWith('/events'));

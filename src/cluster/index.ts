@@ -1,3 +1,6 @@
 /** Public surface of the coordination between instances (REDIS_URL, SPEC §8). */
 export { RedisLink, type RedisLinkOptions } from './redis.js';
 export { DependencyStatus, type DependencyReport, type DependencyState } from './status.js';
+export { SharedWindows, RATE_LIMITS, type SharedWindowsOptions } from './shared-windows.js';
+export { SharedRateLimiter } from './shared-rate-limit.js';
+export { LeasedRateLimiter, leaseBlock } from './leased-rate-limit.js';

@@ -4,8 +4,11 @@ import type { RateLimiter } from '../http/index.js';
 
 export interface EchoDeps {
   config: Config;
-  /** Counts the echo's requests per client address (ECHO_RATE_LIMIT a minute). */
-  limiter: RateLimiter;
+  /**
+   * Counts the echo's requests per client address (ECHO_RATE_LIMIT a minute). With several instances
+   * it may count in leases (cluster/'s LeasedRateLimiter): no Redis round trip per echo request.
+   */
+  echoLimiter: RateLimiter;
   /** The clock, injectable for tests. */
   now: () => number;
 }

@@ -71,7 +71,7 @@ export function echoPipeline(ctx: EchoDeps): EndpointPipeline {
   return {
     beforeBody(raw) {
       const ip = clientIp(raw, raw.headers, ctx.config.trustProxy);
-      const hit = ctx.limiter.hit('echo:' + ip, ctx.config.echoRateLimit, 60_000);
+      const hit = ctx.echoLimiter.hit('echo:' + ip, ctx.config.echoRateLimit, 60_000);
       const check = (decision: Exclude<typeof hit, Promise<unknown>>) => {
         const now = ctx.now();
         if (!decision.allowed)
@@ -85,7 +85,7 @@ export function echoPipeline(ctx: EchoDeps): EndpointPipeline {
           };
         return { headers: openHeaders(decision) };
       };
-      return hit instanceof Promise ? hit.then(check) : check(hit); // the in-memory limiter answers at once
+      return hit instanceof Promise ? hit.then(check) : check(hit); // in-memory and leased hits answer at once
     },
     steps: [echoStep(sensitiveHeaders(ctx.config))],
   };

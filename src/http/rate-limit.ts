@@ -13,6 +13,12 @@ export interface RateDecision {
 
 export interface RateLimiter {
   hit(key: string, limit: number, windowMs: number): Promise<RateDecision> | RateDecision;
+  /**
+   * The key's current window without counting a hit (refused once more than `limit` hits were
+   * counted), or undefined when unknown. A shared limiter has it, so that one instance learns of what
+   * the others counted; an in-memory one leaves it out (its caller saw every hit).
+   */
+  peek?(key: string, limit: number, windowMs: number): Promise<RateDecision | undefined>;
   close?(): Promise<void>;
 }
 

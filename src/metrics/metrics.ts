@@ -20,6 +20,10 @@ export interface Metrics {
   readonly dependencyUp: Gauge<'dependency'>;
   /** Requests forwarded to the instance holding their endpoint's tunnel, by outcome. */
   readonly tunnelHops: Counter<'outcome'>;
+  /** 1 while rate limits and quotas are counted across instances (Redis), 0 while each counts its own. */
+  readonly rateLimitsShared: Gauge;
+  /** Rate-limit hits counted in this instance's memory because Redis was unreachable. */
+  readonly rateLimitLocalHits: Counter;
   /** Registers a function run before each scrape, to set the gauges it owns. */
   sample(fn: () => void | Promise<void>): void;
   /** The text exposition. */
@@ -65,6 +69,16 @@ export function createMetrics(opts: { processMetrics?: boolean } = {}): Metrics 
       name: 'mockingbird_tunnel_hops_total',
       help: 'Requests forwarded to the instance holding their tunnel, by outcome',
       labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    rateLimitsShared: new Gauge({
+      name: 'mockingbird_rate_limits_shared',
+      help: '1 while rate limits are counted across instances (Redis), 0 while this instance counts its own',
+      registers: [registry],
+    }),
+    rateLimitLocalHits: new Counter({
+      name: 'mockingbird_rate_limit_local_hits_total',
+      help: 'Rate-limit hits counted in this instance alone because Redis was unreachable',
       registers: [registry],
     }),
     sample(fn: () => void | Promise<void>) {
