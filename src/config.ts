@@ -225,7 +225,9 @@ const instanceUrl: Parser<string | undefined> = (raw, name) => {
   if (v === undefined) return v;
   const u = new URL(v);
   if (u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '')
-    throw new ConfigError(`${name} must be a plain http(s)://host:port URL (no credentials, query or fragment)`);
+    throw new ConfigError(
+      `${name} must be a plain http(s)://host:port URL (no credentials, query or fragment)`,
+    );
   return u.toString().replace(/\/+$/, '');
 };
 

@@ -31,8 +31,7 @@ export const HOP_GRACE = 1000;
 const MAX_SOCKETS = 128;
 
 export type HopResult =
-  | { kind: 'answer'; answer: Answer }
-  | { kind: 'none' | 'unreachable' | 'refused'; why: string };
+  { kind: 'answer'; answer: Answer } | { kind: 'none' | 'unreachable' | 'refused'; why: string };
 
 export interface HopClientOptions {
   /** The tunnel's timeout (TUNNEL_TIMEOUT, ms). */

@@ -39,7 +39,10 @@ export interface HopKeys {
 /** The two keys derived from the instances' shared secret. */
 export function hopKeys(secret: string): HopKeys {
   const derive = (label: string): Buffer => createHmac('sha256', secret).update(label).digest();
-  return { hop: derive('mockingbird/tunnel-hop/v1').toString('base64url'), lease: derive('mockingbird/tunnel-lease/v1') };
+  return {
+    hop: derive('mockingbird/tunnel-hop/v1').toString('base64url'),
+    lease: derive('mockingbird/tunnel-lease/v1'),
+  };
 }
 
 /** Whether `presented` is the hop key, compared in constant time. */

@@ -6,7 +6,13 @@ export { TunnelHub, REFUSED_TEXT, type TunnelHubOptions, type RemoteTunnels } fr
 export type { TunnelClientInfo } from './peer.js';
 export { isTunnelUpgrade, tunnelOriginProblem, TUNNEL_ROUTE } from './route.js';
 export { runTunnel, type TunnelOptions, type TunnelHandle } from './client.js';
-export { TunnelCluster, leaseKey, LEASE_TTL_MS, LEASE_RENEW_MS, type TunnelClusterOptions } from './cluster.js';
+export {
+  TunnelCluster,
+  leaseKey,
+  LEASE_TTL_MS,
+  LEASE_RENEW_MS,
+  type TunnelClusterOptions,
+} from './cluster.js';
 export { isHop } from './hop-server.js';
 export {
   defaultInstanceUrl,

@@ -15,6 +15,7 @@ import { suiteOrSkip } from '../helpers/pg.js';
 import { until } from '../helpers/until.js';
 import { startTarget, type Target } from '../tunnel/tunnel-helpers.js';
 import { runTunnel, type TunnelHandle } from '../../src/tunnel/index.js';
+import { leaseValue } from '../../src/tunnel/hop-wire.js';
 import {
   headFrame,
   HOP_KEY_HEADER,
@@ -211,6 +212,26 @@ suiteOrSkip('a tunnel client on one instance serves requests sent to another', c
     });
     const answered = await readHead(Readable.fromWeb(onA.body! as never));
     assert.equal(answered['status'], 201);
+  });
+
+  test('a lease not signed by an instance is ignored: no hop to the address it names', async () => {
+    const trap = await startTarget((_req, res) => res.end('trapped'));
+    try {
+      assert.equal((await api('POST', '/endpoints', { name: 'forged' })).status, 201);
+      const patched = await api('PATCH', '/endpoints/forged/settings', {
+        localTunnel: true,
+        defaultResponse: { status: 203, body: FALLBACK },
+      });
+      assert.equal(patched.status, 200);
+      const owner = { instance: 'intruder', url: `http://127.0.0.1:${trap.port}` };
+      await c.redis.client().set(leaseKey('forged'), leaseValue(hopKeys('a guess'), 'forged', owner));
+      const r = await fetch(`${c.instances[1]!.url}/e/forged/x`);
+      assert.equal(r.status, 203);
+      assert.equal(await r.text(), FALLBACK);
+      assert.equal(trap.seen.length, 0, 'nothing was sent to the address of the forged lease');
+    } finally {
+      await trap.close();
+    }
   });
 
   test('Redis stopped: B answers from its fallback chain, A through its own client; both come back', async () => {
