@@ -18,6 +18,11 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /**
+   * The URL other instances reach this one at (the tunnel's hop between instances); unset: built from
+   * HOST (or the host name when HOST binds every address) and the port listened on.
+   */
+  instanceUrl: string | undefined;
   apiKey: string | undefined;
   trustProxy: boolean;
   echoRateLimit: number;
@@ -214,6 +219,18 @@ function url(protocols: string[]): Parser<string | undefined> {
   };
 }
 
+/** An instance's own base URL: http(s), no credentials, query or fragment; kept without a trailing slash. */
+const instanceUrl: Parser<string | undefined> = (raw, name) => {
+  const v = url(['http', 'https'])(raw.trim(), name);
+  if (v === undefined) return v;
+  const u = new URL(v);
+  if (u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '')
+    throw new ConfigError(
+      `${name} must be a plain http(s)://host:port URL (no credentials, query or fragment)`,
+    );
+  return u.toString().replace(/\/+$/, '');
+};
+
 /** A file the operator names: it must open at once and be a regular file; nothing is read here. */
 const file: Parser<string | undefined> = (raw, name) => {
   if (raw === '') return undefined;
@@ -300,6 +317,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'redis://… (pinged at start; instances do not share state through it yet)',
     default: undefined,
     parse: url(['redis', 'rediss']),
+  },
+  {
+    key: 'instanceUrl',
+    env: 'INSTANCE_URL',
+    flag: 'instance-url',
+    help: 'http(s)://host:port other instances reach this one at (tunnel hops; default: HOST or the host name, and PORT)',
+    default: undefined,
+    parse: instanceUrl,
   },
   {
     key: 'apiKey',

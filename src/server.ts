@@ -4,6 +4,7 @@
  * one that names an endpoint (endpoint/dispatch.ts) goes to the endpoint plane's door (serve/), every
  * other to Fastify, which serves the management plane (dashboard, API, TOTP, docs) alone.
  */
+import { randomBytes } from 'node:crypto';
 import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { inject, type InjectOptions, type Response as InjectResponse } from 'light-my-request';
@@ -52,7 +53,14 @@ import { dashboardRoutes } from './dashboard/index.js';
 import { apiRoutes, ensureAdminKey, historyRecord, SseHub, type ApiDeps } from './api/index.js';
 import type { ConfigFileDeps } from './config-file/index.js';
 import { startBackgroundJobs, type BackgroundDeps } from './background.js';
-import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
+import {
+  defaultInstanceUrl,
+  HOP_SECRET_META,
+  isHop,
+  isTunnelUpgrade,
+  TunnelCluster,
+  TunnelHub,
+} from './tunnel/index.js';
 import { CalloutQueue, OutboundClient } from './outbound/index.js';
 import {
   DependencyStatus,
@@ -142,8 +150,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const targetOf = targetFinder(config.baseDomain, domains);
   // Built once the endpoint lifecycle is; no request arrives before the server listens.
   let plane: Plane | undefined = undefined;
-  /** The one listener: an endpoint request to the plane's door, every other to Fastify's routing. */
+  // Tunnels across instances, with REDIS_URL only: built below, before the server listens.
+  let tunnelHops: TunnelCluster | undefined = undefined;
+  /**
+   * The one listener: a hop from another instance to the tunnels (REDIS_URL only), an endpoint request to
+   * the plane's door, every other to Fastify's routing.
+   */
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    if (tunnelHops !== undefined && isHop(req)) return tunnelHops.handle(req, res);
     const target = targetOf(req);
     if (target) plane!.handle(req, res, target);
     else fastify.routing(req, res);
@@ -229,6 +243,25 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     status,
     metrics,
   };
+  if (redis) {
+    // One secret for every instance on the database, written by the first to start (tunnel/hop-wire.ts).
+    const secret = await store.claimMeta(HOP_SECRET_META, randomBytes(32).toString('base64url'));
+    tunnelHops = new TunnelCluster({
+      hub: ctx.tunnels,
+      redis,
+      status,
+      metrics: ctx.metrics,
+      secret,
+      instanceUrl: () => {
+        if (config.instanceUrl !== undefined) return config.instanceUrl;
+        const addr = fastify.server.address();
+        const port = typeof addr === 'object' && addr ? addr.port : config.port;
+        return defaultInstanceUrl(config.host, port, https !== null);
+      },
+      timeoutMs: config.tunnelTimeout,
+      log,
+    });
+  }
   publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
   // Every endpoint change a command announces drops the endpoint's cached entry (src/admin/).
   ctx.endpoints.listen(events);
@@ -294,6 +327,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       if (closed) return { historyLost: 0 };
       closed = true;
       const closing = Date.now();
+      // Other instances stop hopping requests here at once; the tunnels themselves close below.
+      const leasesReleased = tunnelHops?.releaseLeases();
       // Requests still open at the deadline (a client trickling its body) are cut: the history of those
       // answered is flushed below either way, before a supervisor's SIGKILL could lose it.
       const deadline = setTimeout(() => {
@@ -308,6 +343,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         clearTimeout(deadline);
       }
       await tunnelsClosed;
+      await leasesReleased;
+      tunnelHops?.close();
       // Async callouts: those waiting for their delay are cancelled now; those being sent get what is
       // left of the shutdown deadline, then are aborted. Each records its outcome before the history
       // is flushed below.

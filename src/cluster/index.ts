@@ -4,3 +4,4 @@ export { DependencyStatus, type DependencyReport, type DependencyState } from '.
 export { SharedWindows, RATE_LIMITS, type SharedWindowsOptions } from './shared-windows.js';
 export { SharedRateLimiter } from './shared-rate-limit.js';
 export { LeasedRateLimiter, leaseBlock } from './leased-rate-limit.js';
+export { Leases, type LeaseOptions } from './leases.js';

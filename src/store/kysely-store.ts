@@ -107,6 +107,17 @@ export class KyselyStore implements Store {
       .execute();
   }
 
+  async claimMeta(key: string, value: string): Promise<string> {
+    await this.db
+      .insertInto('meta')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    const stored = await this.getMeta(key);
+    if (stored === undefined) throw new Error(`meta key ${key} vanished after it was claimed`);
+    return stored;
+  }
+
   async createApiKey(rec: ApiKeyRecord): Promise<void> {
     await this.db
       .insertInto('api_keys')

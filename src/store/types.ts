@@ -342,6 +342,11 @@ export interface Store {
 
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
+  /**
+   * Stores `value` under `key` unless the key holds one already; resolves with the value stored either
+   * way. Instances starting at once on one database agree on the first value written.
+   */
+  claimMeta(key: string, value: string): Promise<string>;
 
   createApiKey(rec: ApiKeyRecord): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;

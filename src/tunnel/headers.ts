@@ -10,7 +10,19 @@ import {
   type AnswerHeaders,
   type CapturedRequest,
 } from '../http/index.js';
-import type { ResponseFrame } from './protocol.js';
+import type { RequestHead, ResponseFrame } from './protocol.js';
+
+/** What the tunnel passes on of a captured request (its body aside). */
+export function requestHead(request: CapturedRequest): RequestHead {
+  return {
+    method: request.method,
+    path: request.path,
+    headers: forwardedHeaders(request),
+    ip: request.ip,
+    protocol: request.protocol,
+    host: request.host,
+  };
+}
 
 /**
  * The headers passed to the local service: the request's, less what belongs to this hop (RFC 9110

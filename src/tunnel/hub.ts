@@ -14,25 +14,25 @@
  * response body the HTTP client does not read is buffered up to a bound and then cut, and a client
  * that stops answering pings is dropped.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Readable, type Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventBus } from '../events/index.js';
-import { TEXT_TYPE, type Answer, type CapturedRequest } from '../http/index.js';
-import { answerHeaders, forwardedHeaders } from './headers.js';
+import type { Answer, CapturedRequest } from '../http/index.js';
+import { answerHeaders, requestHead } from './headers.js';
+import { Peer, textAnswer, type Pending, type TunnelClientInfo } from './peer.js';
 import {
-  bodyFrame,
-  chunks,
   MAX_FRAME,
   parseClientFrame,
   PROTOCOL_VERSION,
   readBodyFrame,
   type ClientFrame,
   type ErrorFrame,
-  type ServerFrame,
+  type RequestHead,
 } from './protocol.js';
+
+export type { TunnelClientInfo } from './peer.js';
 
 /** Response body bytes held for an HTTP client that does not read, past which the answer is cut. */
 export const MAX_BUFFERED = 4 * 1024 * 1024;
@@ -48,46 +48,15 @@ export interface TunnelHubOptions {
   log: FastifyBaseLogger;
 }
 
-/** What a newly accepted client is told and known by. */
-export interface TunnelClientInfo {
-  endpoint: string;
-  ip: string;
-  localTunnel: boolean;
-}
-
-interface Pending {
-  resolve(a: Answer): void;
-  timer: NodeJS.Timeout | undefined;
-  /** Set once the response frame arrived. */
-  stream?: Readable;
-  paused: boolean;
-}
-
-class Peer {
-  readonly id = randomUUID();
-  readonly pending = new Map<number, Pending>();
-  private lastId = 0;
-  alive = true;
-
-  constructor(
-    readonly ws: WebSocket,
-    readonly info: TunnelClientInfo,
-  ) {}
-
-  nextId(): number {
-    do this.lastId = this.lastId >= 0xffffffff ? 1 : this.lastId + 1;
-    while (this.pending.has(this.lastId));
-    return this.lastId;
-  }
-
-  send(frame: ServerFrame | Buffer): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    this.ws.send(Buffer.isBuffer(frame) ? frame : JSON.stringify(frame));
-  }
-}
-
-function textAnswer(status: number, text: string): Answer {
-  return { status, headers: { 'content-type': TEXT_TYPE }, body: text + '\n' };
+/**
+ * The tunnels of the other instances (tunnel/cluster.ts): where a request goes when no client of its
+ * endpoint is connected here, and who hears when this instance's first client of an endpoint connects
+ * or its last one leaves.
+ */
+export interface RemoteTunnels {
+  /** Another instance's client's answer; undefined (or a promise of it) when there is none to ask. */
+  forward(endpoint: string, request: CapturedRequest): Promise<Answer | undefined> | undefined;
+  clientsChanged(endpoint: string, clients: number): void;
 }
 
 export class TunnelHub {
@@ -102,10 +71,16 @@ export class TunnelHub {
   private readonly pinger: NodeJS.Timeout;
   private closing: Promise<void> | undefined;
   private onIdle: (() => void) | undefined;
+  private remote: RemoteTunnels | undefined;
 
   constructor(private readonly opts: TunnelHubOptions) {
     this.pinger = setInterval(() => this.ping(), opts.pingIntervalMs);
     this.pinger.unref();
+  }
+
+  /** Hands requests this instance has no client for to `remote`, and tells it of clients coming and going. */
+  reachOthers(remote: RemoteTunnels): void {
+    this.remote = remote;
   }
 
   /** Clients connected to `endpoint`. */
@@ -143,6 +118,7 @@ export class TunnelHub {
     );
     ws.on('close', (code: number) => this.detach(peer, code));
     this.opts.log.info({ endpoint: info.endpoint, client: peer.id, ip: info.ip }, 'tunnel connected');
+    this.remote?.clientsChanged(info.endpoint, list.length);
     this.opts.events.publish({
       endpoint: info.endpoint,
       name: 'tunnel.connected',
@@ -161,6 +137,7 @@ export class TunnelHub {
       else p.resolve(textAnswer(502, 'The tunnel client disconnected before the local service answered.'));
     }
     this.opts.log.info({ endpoint, client: peer.id, code }, 'tunnel disconnected');
+    this.remote?.clientsChanged(endpoint, list.length);
     this.opts.events.publish({
       endpoint,
       name: 'tunnel.disconnected',
@@ -187,33 +164,52 @@ export class TunnelHub {
   }
 
   /**
-   * Sends `request` to the next client of `endpoint` with room for it. Undefined when no client is
-   * connected (the fallback chain goes on); a 503 when every client is busy.
+   * Sends `request` to the next client of `endpoint` with room for it; with none connected here, to
+   * another instance's (RemoteTunnels). Undefined, or a promise of undefined, when no client anywhere
+   * takes it (the fallback chain goes on); a 503 when every client here is busy.
    */
-  forward(endpoint: string, request: CapturedRequest): Promise<Answer> | undefined {
+  forward(endpoint: string, request: CapturedRequest): Promise<Answer | undefined> | undefined {
+    const peer = this.pick(endpoint);
+    if (peer === undefined) return this.remote?.forward(endpoint, request);
+    if (peer === 'busy') return Promise.resolve(this.busy(endpoint));
+    return this.send(peer, requestHead(request), request.rawBody);
+  }
+
+  /**
+   * Sends a request hopped from another instance to a client of `endpoint` connected here, never
+   * further (at most one hop): its head as the other instance captured it, its body streamed as it
+   * arrives. Undefined when no client of the endpoint is connected here.
+   */
+  forwardHop(endpoint: string, head: RequestHead, body: Readable): Promise<Answer> | undefined {
+    const peer = this.pick(endpoint);
+    if (peer === undefined || this.closing !== undefined) return undefined;
+    if (peer === 'busy') return Promise.resolve(this.busy(endpoint));
+    return this.send(peer, head, body);
+  }
+
+  /** The next client of `endpoint` with room for one more request (round robin). */
+  private pick(endpoint: string): Peer | 'busy' | undefined {
     const list = this.peers.get(endpoint);
     if (!list || list.length === 0) return undefined;
     const start = this.turn.get(endpoint) ?? 0;
-    let peer: Peer | undefined;
-    for (let i = 0; i < list.length && !peer; i++) {
+    for (let i = 0; i < list.length; i++) {
       const candidate = list[(start + i) % list.length]!;
       if (candidate.pending.size < this.opts.maxConcurrent) {
-        peer = candidate;
         this.turn.set(endpoint, (start + i + 1) % list.length);
+        return candidate;
       }
     }
-    if (!peer) {
-      return Promise.resolve(
-        textAnswer(
-          503,
-          `Every tunnel client of "${endpoint}" is answering as many requests as it may; retry shortly.`,
-        ),
-      );
-    }
-    return this.send(peer, request);
+    return 'busy';
   }
 
-  private send(peer: Peer, request: CapturedRequest): Promise<Answer> {
+  private busy(endpoint: string): Answer {
+    return textAnswer(
+      503,
+      `Every tunnel client of "${endpoint}" is answering as many requests as it may; retry shortly.`,
+    );
+  }
+
+  private send(peer: Peer, head: RequestHead, body: Buffer | Readable): Promise<Answer> {
     const id = peer.nextId();
     return new Promise<Answer>((resolve) => {
       const timer = setTimeout(() => {
@@ -226,20 +222,21 @@ export class TunnelHub {
           ),
         );
       }, this.opts.timeoutMs);
-      peer.pending.set(id, { resolve, timer, paused: false });
-      peer.send({
-        type: 'request',
-        id,
-        method: request.method,
-        path: request.path,
-        headers: forwardedHeaders(request),
-        ip: request.ip,
-        protocol: request.protocol,
-        host: request.host,
-      });
-      for (const chunk of chunks(request.rawBody)) peer.send(bodyFrame(id, chunk));
-      peer.send({ type: 'end', id });
+      const p: Pending = { resolve, timer, paused: false };
+      peer.pending.set(id, p);
+      peer.send({ type: 'request', id, ...head });
+      peer.sendBody(id, p, body, (err) => this.abandon(peer, id, err));
     });
+  }
+
+  /** Gives request `id` up (its hopped body broke off): the client is told, the answer cut or 502. */
+  private abandon(peer: Peer, id: number, err: Error): void {
+    const p = peer.pending.get(id);
+    if (!p) return;
+    this.settle(peer, id);
+    peer.send({ type: 'cancel', id });
+    if (p.stream) p.stream.destroy(err);
+    else p.resolve(textAnswer(502, 'The request body broke off before it reached the tunnel client.'));
   }
 
   /** Forgets request `id` of `peer` (answered, failed or given up). */
@@ -248,6 +245,7 @@ export class TunnelHub {
     if (!p) return;
     clearTimeout(p.timer);
     peer.pending.delete(id);
+    p.drain?.();
     this.checkIdle();
   }
 

@@ -40,9 +40,13 @@ export interface HelloFrame {
   maxConcurrent: number;
 }
 
-export interface RequestFrame {
+export interface RequestFrame extends RequestHead {
   type: 'request';
   id: number;
+}
+
+/** A request as the server hands it to a client (and as one instance hops it to another). */
+export interface RequestHead {
   method: string;
   /** Path with query string, as the endpoint sees it. */
   path: string;
@@ -174,6 +178,12 @@ export function parseServerFrame(text: string): ServerFrame | string {
   const id = f['id'];
   if (type === 'end' || type === 'cancel' || type === 'pause' || type === 'resume') return { type, id };
   if (type !== 'request') return 'unknown control frame type';
+  const head = parseRequestHead(f);
+  return typeof head === 'string' ? head : { type, id, ...head };
+}
+
+/** A request's head (a request frame's, or a hop's), checked; a string saying what is wrong otherwise. */
+export function parseRequestHead(f: Record<string, unknown>): RequestHead | string {
   const { method, path, headers, ip, protocol, host } = f;
   if (typeof method !== 'string' || !/^[A-Z0-9!#$%&'*+.^_`|~-]{1,32}$/i.test(method))
     return 'request.method is not valid';
@@ -185,8 +195,6 @@ export function parseServerFrame(text: string): ServerFrame | string {
   for (const [k, v] of Object.entries(headers as Record<string, unknown>))
     if (typeof v === 'string' && validHeader(k, v)) checked[k] = v;
   return {
-    type,
-    id,
     method,
     path,
     headers: checked,

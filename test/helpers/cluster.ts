@@ -50,8 +50,8 @@ export interface Cluster {
 export interface ClusterOptions {
   /** More settings for every instance. */
   env?: Record<string, string>;
-  /** Settings per instance, by index. */
-  envOf?: (index: number) => Record<string, string>;
+  /** Settings per instance, by index; `port` is the one it listens on (INSTANCE_URL). */
+  envOf?: (index: number, port: number) => Record<string, string>;
 }
 
 /** Resolves once `child` prints its listening line (in what it printed from `from` on). */
@@ -121,7 +121,7 @@ async function startInstance(index: number, cluster: Cluster, opts: ClusterOptio
     LOG_FORMAT: 'json',
     SHUTDOWN_TIMEOUT: '10000',
     ...opts.env,
-    ...opts.envOf?.(index),
+    ...opts.envOf?.(index, port),
   });
   const start = async (): Promise<void> => {
     const c = spawn(process.execPath, ['--import', TSX, CLI, 'serve'], {

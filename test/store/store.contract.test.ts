@@ -202,6 +202,14 @@ for (const b of STORE_BACKENDS) {
       assert.equal(await store.getMeta('k'), 'b');
     });
 
+    it('a meta value claimed keeps the first value, claims racing included', async () => {
+      assert.equal(await store.claimMeta('claimed', 'first'), 'first');
+      assert.equal(await store.claimMeta('claimed', 'second'), 'first');
+      const racing = await Promise.all(['x', 'y', 'z'].map((v) => store.claimMeta('raced', v)));
+      assert.equal(new Set(racing).size, 1, `every claim sees one value: ${racing.join(', ')}`);
+      assert.equal(await store.getMeta('raced'), racing[0]);
+    });
+
     it('endpoints: create refuses a duplicate, settings round-trip', async () => {
       assert.equal(await store.createEndpoint({ name: 'shop', createdAt: 1, settings: {} }), false);
       assert.equal(await store.updateEndpointSettings('shop', { locale: 'de', nested: { a: [1, 2] } }), true);
