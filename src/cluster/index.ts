@@ -1,3 +1,12 @@
 /** Public surface of the coordination between instances (REDIS_URL, SPEC §8). */
 export { RedisLink, type RedisLinkOptions } from './redis.js';
 export { DependencyStatus, type DependencyReport, type DependencyState } from './status.js';
+export {
+  VersionFence,
+  DOMAINS_VERSION_KEY,
+  ENDPOINT_VERSION_KEY,
+  SUSPENSION_KEY,
+  type FenceStore,
+  type SharedVersion,
+  type VersionFenceOptions,
+} from './version-fence.js';
