@@ -27,9 +27,11 @@ import {
 import {
   CustomDomains,
   ECHO_ENDPOINT,
+  ENDPOINT_CACHE_MAX,
   EndpointCache,
   SANDBOX_HEADERS,
   endpointLifecycle,
+  sharedClaims,
   targetFinder,
   type EndpointRouting,
   type LifecycleDeps,
@@ -54,7 +56,7 @@ import type { ConfigFileDeps } from './config-file/index.js';
 import { startBackgroundJobs, type BackgroundDeps } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 import { CalloutQueue, OutboundClient } from './outbound/index.js';
-import { DependencyStatus, RedisLink } from './cluster/index.js';
+import { DependencyStatus, RedisLink, VersionFence } from './cluster/index.js';
 import { createMetrics, type Metrics } from './metrics/index.js';
 
 /**
@@ -66,12 +68,17 @@ export interface AppContext
   events: EventBus;
   /** The endpoints the request path reads; it drops an endpoint when a change of it is announced. */
   endpoints: EndpointCache<Endpoint>;
-  /** Custom domains claimed by endpoints, read by the dispatch (one map lookup per request). */
+  /**
+   * Custom domains claimed by endpoints, read by the dispatch (one map lookup per request; with
+   * REDIS_URL, checked against the shared domains' version first for hosts that could be claimed).
+   */
   domains: CustomDomains;
   /** Connected local-tunnel clients, by endpoint. */
   tunnels: TunnelHub;
   /** The link to REDIS_URL that instances coordinate through; undefined for a single instance. */
   redis: RedisLink | undefined;
+  /** The shared configuration versions (REDIS_URL); undefined for a single instance. */
+  fence: VersionFence | undefined;
   /** The shared dependencies' states and the fallbacks in use, for /api/v2/health and /metrics. */
   status: DependencyStatus;
   /** This instance's Prometheus metrics (GET /metrics). */
@@ -136,11 +143,18 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const targetOf = targetFinder(config.baseDomain, domains);
   // Built once the endpoint lifecycle is; no request arrives before the server listens.
   let plane: Plane | undefined = undefined;
-  /** The one listener: an endpoint request to the plane's door, every other to Fastify's routing. */
-  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+  /** With REDIS_URL: brings the custom domains up to the shared version before dispatching. */
+  let claimsChecked: ((req: IncomingMessage) => Promise<void> | undefined) | undefined;
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const target = targetOf(req);
     if (target) plane!.handle(req, res, target);
     else fastify.routing(req, res);
+  };
+  /** The one listener: an endpoint request to the plane's door, every other to Fastify's routing. */
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    const checked = claimsChecked?.(req);
+    if (checked) void checked.then(() => dispatch(req, res));
+    else dispatch(req, res);
   };
   const fastify = Fastify({
     // Fastify's own request logging (a child logger per request) costs more than a third of the
@@ -160,6 +174,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }) as unknown as FastifyInstance;
 
   const store = opts.store ?? (await openStore(config));
+  // The version first: a claim made while the map is read is read again.
+  const domainsVersion = config.redisUrl ? await store.getDomainsVersion() : 0;
   await domains.load(store);
   const history = new HistoryWriter(store, log, {
     maxQueued: config.historyQueueEntries,
@@ -176,6 +192,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         },
       })
     : undefined;
+  const fence = redis && new VersionFence(redis, store, status, { log });
+  fence?.start();
+  if (fence) claimsChecked = sharedClaims(domains, fence, store, config.baseDomain, domainsVersion);
+  const metrics = createMetrics();
   const limiter = opts.limiter ?? new MemoryRateLimiter();
   const events = opts.events ?? new MemoryEventBus();
   const ctx: AppContext = {
@@ -185,7 +205,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     limiter,
     events,
     log,
-    endpoints: new EndpointCache(store, endpointResolver(config)),
+    endpoints: new EndpointCache(store, endpointResolver(config), ENDPOINT_CACHE_MAX, { fence, metrics }),
     domains,
     tunnels: new TunnelHub({
       timeoutMs: config.tunnelTimeout,
@@ -214,8 +234,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     sse: new SseHub(config.sseMaxBufferedTotal),
     now: opts.now ?? Date.now,
     redis,
+    fence,
     status,
-    metrics: createMetrics(),
+    metrics,
   };
   publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
   // Every endpoint change a command announces drops the endpoint's cached entry (src/admin/).
@@ -308,6 +329,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       log.info(history.stats(), 'history writer stopped');
       await limiter.close?.();
       await events.close();
+      await fence?.stop();
       await redis?.close();
       if (!opts.store) await store.close();
       logStream.flushSync();
