@@ -17,8 +17,10 @@ import type { EndpointChangeOptions, EndpointChangeWrite } from './types.js';
 type Dialect = 'sqlite' | 'postgres';
 
 /** A write that changed nothing: thrown to roll the version back, caught below. */
-class Unchanged<T> {
-  constructor(readonly result: T) {}
+class Unchanged<T> extends Error {
+  constructor(readonly result: T) {
+    super('unchanged');
+  }
 }
 
 /**
