@@ -28,9 +28,11 @@ import {
 import {
   CustomDomains,
   ECHO_ENDPOINT,
+  ENDPOINT_CACHE_MAX,
   EndpointCache,
   SANDBOX_HEADERS,
   endpointLifecycle,
+  sharedClaims,
   targetFinder,
   type EndpointRouting,
   type LifecycleDeps,
@@ -68,6 +70,7 @@ import {
   RedisLink,
   SharedRateLimiter,
   SharedWindows,
+  VersionFence,
 } from './cluster/index.js';
 import { createMetrics, type Metrics } from './metrics/index.js';
 
@@ -80,12 +83,17 @@ export interface AppContext
   events: EventBus;
   /** The endpoints the request path reads; it drops an endpoint when a change of it is announced. */
   endpoints: EndpointCache<Endpoint>;
-  /** Custom domains claimed by endpoints, read by the dispatch (one map lookup per request). */
+  /**
+   * Custom domains claimed by endpoints, read by the dispatch (one map lookup per request; with
+   * REDIS_URL, checked against the shared domains' version first for hosts that could be claimed).
+   */
   domains: CustomDomains;
   /** Connected local-tunnel clients, by endpoint. */
   tunnels: TunnelHub;
   /** The link to REDIS_URL that instances coordinate through; undefined for a single instance. */
   redis: RedisLink | undefined;
+  /** The shared configuration versions (REDIS_URL); undefined for a single instance. */
+  fence: VersionFence | undefined;
   /** The shared dependencies' states and the fallbacks in use, for /api/v2/health and /metrics. */
   status: DependencyStatus;
   /** This instance's Prometheus metrics (GET /metrics). */
@@ -152,15 +160,22 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   let plane: Plane | undefined = undefined;
   // Tunnels across instances, with REDIS_URL only: built below, before the server listens.
   let tunnelHops: TunnelCluster | undefined = undefined;
+  /** With REDIS_URL: brings the custom domains up to the shared version before dispatching. */
+  let claimsChecked: ((req: IncomingMessage) => Promise<void> | undefined) | undefined;
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+    const target = targetOf(req);
+    if (target) plane!.handle(req, res, target);
+    else fastify.routing(req, res);
+  };
   /**
    * The one listener: a hop from another instance to the tunnels (REDIS_URL only), an endpoint request to
    * the plane's door, every other to Fastify's routing.
    */
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     if (tunnelHops !== undefined && isHop(req)) return tunnelHops.handle(req, res);
-    const target = targetOf(req);
-    if (target) plane!.handle(req, res, target);
-    else fastify.routing(req, res);
+    const checked = claimsChecked?.(req);
+    if (checked) void checked.then(() => dispatch(req, res));
+    else dispatch(req, res);
   };
   const fastify = Fastify({
     // Fastify's own request logging (a child logger per request) costs more than a third of the
@@ -180,6 +195,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }) as unknown as FastifyInstance;
 
   const store = opts.store ?? (await openStore(config));
+  // The version first: a claim made while the map is read is read again.
+  const domainsVersion = config.redisUrl ? await store.getDomainsVersion() : 0;
   await domains.load(store);
   const history = new HistoryWriter(store, log, {
     maxQueued: config.historyQueueEntries,
@@ -196,6 +213,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         },
       })
     : undefined;
+  const fence = redis && new VersionFence(redis, store, status, { log });
+  fence?.start();
+  if (fence) claimsChecked = sharedClaims(domains, fence, store, config.baseDomain, domainsVersion);
   const metrics = createMetrics();
   // Rate limits and quotas: counted across instances in Redis when there is one (the echo's per-IP
   // limit in leases, without a round trip per request), else in this instance's memory.
@@ -211,7 +231,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     echoLimiter,
     events,
     log,
-    endpoints: new EndpointCache(store, endpointResolver(config)),
+    endpoints: new EndpointCache(store, endpointResolver(config), ENDPOINT_CACHE_MAX, { fence, metrics }),
     domains,
     tunnels: new TunnelHub({
       timeoutMs: config.tunnelTimeout,
@@ -240,6 +260,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     sse: new SseHub(config.sseMaxBufferedTotal),
     now: opts.now ?? Date.now,
     redis,
+    fence,
     status,
     metrics,
   };
@@ -359,6 +380,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       if (echoLimiter !== limiter) await echoLimiter.close?.();
       windows?.close();
       await events.close();
+      await fence?.stop();
       await redis?.close();
       if (!opts.store) await store.close();
       logStream.flushSync();

@@ -24,19 +24,22 @@ function quotaRefusal(endpoint: string, size: number, r: BlobRefusal): AppError 
  * False (and nothing announced) when the endpoint already has a blob of that name.
  */
 export async function storeBlob(
-  deps: Pick<AdminDeps, 'config' | 'store' | 'events'>,
+  deps: Pick<AdminDeps, 'config' | 'store' | 'events' | 'fence'>,
   blob: BlobRecord,
 ): Promise<boolean> {
   const quota = { endpoint: deps.config.blobQuota, total: deps.config.blobQuotaTotal };
-  const put = await deps.store.putBlob(blob, quota);
+  const written = await deps.store.changeEndpoint(blob.endpoint, (tx) => tx.putBlob(blob, quota), {
+    unchanged: (put) => put !== true,
+  });
+  const put = written.result;
   if (typeof put === 'object') throw quotaRefusal(blob.endpoint, blob.size, put);
-  if (put) changed(deps, blob.endpoint, 'blobs');
+  if (put) await changed(deps, blob.endpoint, 'blobs', written);
   return put;
 }
 
 /** Deletes the blob `name`: 409 while a rule answers with it, 404 when the endpoint has none. */
 export async function deleteBlob(
-  deps: Pick<AdminDeps, 'store' | 'events'>,
+  deps: Pick<AdminDeps, 'store' | 'events' | 'fence'>,
   ep: EndpointRecord,
   name: string,
 ): Promise<void> {
@@ -48,7 +51,9 @@ export async function deleteBlob(
       'conflict',
       `The blob "${name}" is answered by rule ${users.map((r) => r.id).join(', ')}; change or delete the rule first.`,
     );
-  if (!(await deps.store.deleteBlob(ep.name, name)))
-    throw new AppError('not_found', `Endpoint "${ep.name}" has no blob "${name}".`);
-  changed(deps, ep.name, 'blobs');
+  const written = await deps.store.changeEndpoint(ep.name, (tx) => tx.deleteBlob(ep.name, name), {
+    unchanged: (deleted) => !deleted,
+  });
+  if (!written.result) throw new AppError('not_found', `Endpoint "${ep.name}" has no blob "${name}".`);
+  await changed(deps, ep.name, 'blobs', written);
 }

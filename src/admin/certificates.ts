@@ -6,10 +6,10 @@
 import { AppError } from '../errors.js';
 import { MAX_CERTIFICATES, MTLS_NEEDS_TLS, tlsConfigured, type CertificateAuthority } from '../mtls/index.js';
 import { detail, validationError } from '../schema/index.js';
-import type { EndpointRecord } from '../store/index.js';
-import { changed, type AdminDeps } from './changed.js';
+import type { EndpointRecord, MtlsCertRecord } from '../store/index.js';
+import { changed, type AdminDeps, type ChangeVersions } from './changed.js';
 
-export interface CertificateDeps extends Pick<AdminDeps, 'config' | 'events'> {
+export interface CertificateDeps extends Pick<AdminDeps, 'config' | 'store' | 'events' | 'fence'> {
   /** The deployment's CA, loaded on first use. */
   authority: () => Promise<Pick<CertificateAuthority, 'issue'>>;
 }
@@ -28,23 +28,35 @@ export async function issueCertificate(
 ): Promise<IssuedCertificate> {
   // A validation_error always names where: here the server, not a field of the body.
   if (!tlsConfigured(deps.config)) throw validationError([detail('/', MTLS_NEEDS_TLS)], MTLS_NEEDS_TLS);
-  const made = await (await deps.authority()).issue(ep.name, name);
+  // The certificate is stored by the change's transaction, which moves the endpoint's version.
+  let written: ChangeVersions | undefined;
+  const insert = async (record: MtlsCertRecord): Promise<boolean> => {
+    const w = await deps.store.changeEndpoint(ep.name, (tx) => tx.insertMtlsCert(record, MAX_CERTIFICATES), {
+      unchanged: (inserted) => !inserted,
+    });
+    written = w;
+    return w.result;
+  };
+  const made = await (await deps.authority()).issue(ep.name, name, insert);
   if (!made)
     throw new AppError(
       'conflict',
       `Endpoint "${ep.name}" holds ${MAX_CERTIFICATES} client certificates, the most it may; delete one first.`,
     );
-  changed(deps, ep.name, 'certificates');
+  await changed(deps, ep.name, 'certificates', written);
   return made;
 }
 
 /** Revokes the certificate `id` at once (404 when the endpoint has none of that id). */
 export async function revokeCertificate(
-  deps: Pick<AdminDeps, 'store' | 'events'>,
+  deps: Pick<AdminDeps, 'store' | 'events' | 'fence'>,
   ep: EndpointRecord,
   id: string,
 ): Promise<void> {
-  if (!(await deps.store.deleteMtlsCert(ep.name, id)))
+  const written = await deps.store.changeEndpoint(ep.name, (tx) => tx.deleteMtlsCert(ep.name, id), {
+    unchanged: (deleted) => !deleted,
+  });
+  if (!written.result)
     throw new AppError('not_found', `Endpoint "${ep.name}" has no client certificate "${id}".`);
-  changed(deps, ep.name, 'certificates');
+  await changed(deps, ep.name, 'certificates', written);
 }

@@ -18,7 +18,7 @@ import { redactTargetUrl, targetProblem } from '../outbound/index.js';
 import { planNameOf, planOf, plansFor } from '../plans.js';
 import { detail, validationError } from '../schema/index.js';
 import type { EndpointRecord, JsonObject } from '../store/index.js';
-import { changed, type AdminDeps } from './changed.js';
+import { changed, type AdminDeps, type ChangeVersions } from './changed.js';
 
 /** What creating, deleting and configuring an endpoint use, besides the store and the bus. */
 export interface EndpointDeps extends AdminDeps {
@@ -31,14 +31,17 @@ export interface EndpointDeps extends AdminDeps {
  * then nothing is announced).
  */
 export async function createEndpoint(
-  deps: Pick<AdminDeps, 'config' | 'store' | 'events' | 'now'>,
+  deps: Pick<AdminDeps, 'config' | 'store' | 'events' | 'fence' | 'now'>,
   name: string,
 ): Promise<EndpointRecord | undefined> {
   const problem = endpointNameProblem(name);
   if (problem) throw validationError([detail('/name', problem, name)]);
   const rec: EndpointRecord = { name, createdAt: deps.now(), settings: { plan: deps.config.defaultPlan } };
-  if (!(await deps.store.createEndpoint(rec))) return undefined;
-  changed(deps, name, 'created');
+  const made = await deps.store.changeEndpoint(name, (tx) => tx.createEndpoint(rec), {
+    unchanged: (created) => !created,
+  });
+  if (!made.result) return undefined;
+  await changed(deps, name, 'created', made);
   return rec;
 }
 
@@ -47,15 +50,18 @@ export async function createEndpoint(
  * 404 when the store no longer holds it.
  */
 export async function deleteEndpoint(
-  deps: Pick<EndpointDeps, 'store' | 'events' | 'domains'>,
+  deps: Pick<EndpointDeps, 'store' | 'events' | 'fence' | 'domains'>,
   ep: EndpointRecord,
 ): Promise<void> {
   if (isBuiltIn(ep)) throw new AppError('forbidden', `The built-in "${ep.name}" endpoint cannot be deleted.`);
-  const deleted = await deps.store.deleteEndpoint(ep.name);
+  const gone = await deps.store.changeEndpoint(ep.name, (tx) => tx.deleteEndpoint(ep.name), {
+    unchanged: (deleted) => !deleted,
+    domains: claimedDomain(ep.settings) !== undefined,
+  });
   deps.domains.set(ep.name, undefined);
   // Announced either way: when the store did not hold it, it is gone all the same.
-  changed(deps, ep.name, 'deleted');
-  if (!deleted) throw new AppError('not_found', `Endpoint "${ep.name}" does not exist.`);
+  await changed(deps, ep.name, 'deleted', gone);
+  if (!gone.result) throw new AppError('not_found', `Endpoint "${ep.name}" does not exist.`);
 }
 
 export interface SettingsChange {
@@ -65,39 +71,36 @@ export interface SettingsChange {
   replace?: boolean;
 }
 
-/** One claim check and write at a time, so that two endpoints cannot both win one domain. */
-let claiming: Promise<unknown> = Promise.resolve();
-
 /**
  * Writes settings that may set a custom domain: 409 when another endpoint has the domain set
- * (enabled or not), then the write, then the dispatch map.
+ * (enabled or not), then the write, then the dispatch map. A change that sets a domain or releases
+ * one is a claim: the store runs claims one at a time on every instance, each check with its write
+ * in one transaction, and moves the domains' version.
  */
-async function claimDomain(
+async function writeSettings(
   deps: Pick<EndpointDeps, 'store' | 'domains'>,
-  name: string,
+  ep: EndpointRecord,
   stored: JsonObject,
-): Promise<void> {
-  const write = () => deps.store.updateEndpointSettings(name, stored);
+): Promise<ChangeVersions> {
   const domain = storedSettings(stored).customDomain?.domain;
-  if (domain === undefined) {
-    await write();
-    deps.domains.set(name, undefined);
-    return;
-  }
-  const run = claiming.then(async () => {
-    for (const other of await deps.store.listEndpoints()) {
-      const theirs = storedSettings(other.settings).customDomain?.domain;
-      if (other.name !== name && theirs !== undefined && normalizeDomain(theirs) === domain)
-        throw new AppError(
-          'conflict',
-          `The domain "${domain}" is already the custom domain of another endpoint.`,
-        );
-    }
-    await write();
-    deps.domains.set(name, claimedDomain(stored));
-  });
-  claiming = run.catch(() => undefined);
-  await run;
+  const written = await deps.store.changeEndpoint(
+    ep.name,
+    async (tx) => {
+      if (domain !== undefined)
+        for (const other of await tx.listEndpoints()) {
+          const theirs = storedSettings(other.settings).customDomain?.domain;
+          if (other.name !== ep.name && theirs !== undefined && normalizeDomain(theirs) === domain)
+            throw new AppError(
+              'conflict',
+              `The domain "${domain}" is already the custom domain of another endpoint.`,
+            );
+        }
+      await tx.updateEndpointSettings(ep.name, stored);
+    },
+    { domains: domain !== undefined || claimedDomain(ep.settings) !== undefined },
+  );
+  deps.domains.set(ep.name, claimedDomain(stored));
+  return written;
 }
 
 /**
@@ -107,7 +110,7 @@ async function claimDomain(
  * change.
  */
 export async function changeSettings(
-  deps: Pick<EndpointDeps, 'config' | 'store' | 'events' | 'domains'>,
+  deps: Pick<EndpointDeps, 'config' | 'store' | 'events' | 'fence' | 'domains'>,
   ep: EndpointRecord,
   patch: SettingsPatch,
   how: SettingsChange,
@@ -159,7 +162,7 @@ export async function changeSettings(
     throw new AppError('plan_limit', `The plan "${plan.name}" does not include the local tunnel.`);
   if (settings.customDomain.enabled && settings.customDomain.domain === undefined)
     throw validationError([detail('/customDomain/domain', 'Required when the custom domain is enabled', '')]);
-  await claimDomain(deps, ep.name, stored);
-  changed(deps, ep.name, 'settings', { name: 'settings.updated', data: settings });
+  const written = await writeSettings(deps, ep, stored);
+  await changed(deps, ep.name, 'settings', written, { name: 'settings.updated', data: settings });
   return settings;
 }

@@ -22,16 +22,22 @@ import { planOf } from '../plans.js';
 import { detail, validationError } from '../schema/index.js';
 import type { EndpointRecord } from '../store/index.js';
 import { sourceLimits } from '../template/index.js';
-import { changed, type AdminDeps } from './changed.js';
+import { changed, type AdminDeps, type ChangeVersions } from './changed.js';
 
-type RuleDeps = Pick<AdminDeps, 'config' | 'store' | 'events'>;
+type RuleDeps = Pick<AdminDeps, 'config' | 'store' | 'events' | 'fence'>;
 
 function newRuleId(): string {
   return randomUUID();
 }
 
-function rulesChanged(deps: RuleDeps, endpoint: string, name: EventName, data: unknown): void {
-  changed(deps, endpoint, 'rules', { name, data });
+function rulesChanged(
+  deps: RuleDeps,
+  endpoint: string,
+  versions: ChangeVersions,
+  name: EventName,
+  data: unknown,
+): Promise<void> {
+  return changed(deps, endpoint, 'rules', versions, { name, data });
 }
 
 /** A `blobPath` must name a blob of the endpoint (uploaded with POST …/blobs): 400 otherwise. */
@@ -91,8 +97,11 @@ export async function replaceRules(deps: RuleDeps, ep: EndpointRecord, inputs: u
   const rules = await parseRuleList(inputs, newRuleId, sourceLimits(deps.config));
   checkPlan(deps, ep, rules, rules.length);
   await checkBlobs(deps, ep, rules, (i) => `/rules/${i}`);
-  const replaced = await deps.store.replaceRules(ep.name, rules.map(ruleToRecord));
-  rulesChanged(deps, ep.name, 'rules.reordered', { order: rules.map((r) => r.id), replaced });
+  const written = await deps.store.changeEndpoint(ep.name, (tx) =>
+    tx.replaceRules(ep.name, rules.map(ruleToRecord)),
+  );
+  const replaced = written.result;
+  await rulesChanged(deps, ep.name, written, 'rules.reordered', { order: rules.map((r) => r.id), replaced });
   return replaced;
 }
 
@@ -105,8 +114,10 @@ export async function appendRule(deps: RuleDeps, ep: EndpointRecord, input: unkn
   if (count >= MAX_ENDPOINT_RULES)
     throw validationError([detail('/', `An endpoint holds at most ${MAX_ENDPOINT_RULES} rules`)]);
   const rule = { id: newRuleId(), ...data };
-  await deps.store.appendRule(ep.name, ruleToRecord(rule));
-  rulesChanged(deps, ep.name, 'rule.created', rule);
+  const written = await deps.store.changeEndpoint(ep.name, (tx) =>
+    tx.appendRule(ep.name, ruleToRecord(rule)),
+  );
+  await rulesChanged(deps, ep.name, written, 'rule.created', rule);
   return rule;
 }
 
@@ -122,9 +133,16 @@ export async function replaceRule(
   checkPlan(deps, ep, [data], await deps.store.countRules(ep.name));
   await checkBlobs(deps, ep, [data], () => '');
   const rule = { id: existing.id, ...data };
-  if (!(await deps.store.updateRule(ep.name, ruleToRecord(rule))))
+  const written = await deps.store.changeEndpoint(
+    ep.name,
+    (tx) => tx.updateRule(ep.name, ruleToRecord(rule)),
+    {
+      unchanged: (updated) => !updated,
+    },
+  );
+  if (!written.result)
     throw new AppError('not_found', `Rule "${rule.id}" does not exist on endpoint "${ep.name}".`);
-  rulesChanged(deps, ep.name, 'rule.updated', rule);
+  await rulesChanged(deps, ep.name, written, 'rule.updated', rule);
   return rule;
 }
 
@@ -141,15 +159,19 @@ export function patchedRule(rule: Rule, patch: Record<string, unknown>): Record<
 
 /** Deletes the rule `id` (404 when unknown); the others keep their order. */
 export async function deleteRule(deps: RuleDeps, ep: EndpointRecord, id: string): Promise<void> {
-  if (!(await deps.store.deleteRule(ep.name, id)))
+  const written = await deps.store.changeEndpoint(ep.name, (tx) => tx.deleteRule(ep.name, id), {
+    unchanged: (deleted) => !deleted,
+  });
+  if (!written.result)
     throw new AppError('not_found', `Rule "${id}" does not exist on endpoint "${ep.name}".`);
-  rulesChanged(deps, ep.name, 'rule.deleted', { id });
+  await rulesChanged(deps, ep.name, written, 'rule.deleted', { id });
 }
 
 /** Deletes every rule; answers how many there were. */
 export async function deleteAllRules(deps: RuleDeps, ep: EndpointRecord): Promise<number> {
-  const count = await deps.store.deleteAllRules(ep.name);
-  rulesChanged(deps, ep.name, 'rules.deleted', { count });
+  const written = await deps.store.changeEndpoint(ep.name, (tx) => tx.deleteAllRules(ep.name));
+  const count = written.result;
+  await rulesChanged(deps, ep.name, written, 'rules.deleted', { count });
   return count;
 }
 
@@ -166,10 +188,12 @@ export async function reorderRules(deps: RuleDeps, ep: EndpointRecord, order: st
     return p ? [detail(`/order/${i}`, p, id)] : [];
   });
   if (problems.length > 0) throw validationError(problems);
-  const reordered = await deps.store.reorderRules(ep.name, order);
-  const now = (await deps.store.listRules(ep.name)).map((r) => r.id);
-  rulesChanged(deps, ep.name, 'rules.reordered', { order: now });
-  return reordered;
+  const written = await deps.store.changeEndpoint(ep.name, async (tx) => ({
+    reordered: await tx.reorderRules(ep.name, order),
+    now: (await tx.listRules(ep.name)).map((r) => r.id),
+  }));
+  await rulesChanged(deps, ep.name, written, 'rules.reordered', { order: written.result.now });
+  return written.result.reordered;
 }
 
 /**
@@ -188,7 +212,9 @@ export async function appendRecordedRule(deps: RuleDeps, ep: EndpointRecord, dat
   if (count >= MAX_ENDPOINT_RULES)
     throw new AppError('validation_error', `An endpoint holds at most ${MAX_ENDPOINT_RULES} rules.`);
   const rule: Rule = { id: randomUUID(), ...data };
-  await deps.store.appendRule(ep.name, ruleToRecord(rule));
-  rulesChanged(deps, ep.name, 'rule.created', rule);
+  const written = await deps.store.changeEndpoint(ep.name, (tx) =>
+    tx.appendRule(ep.name, ruleToRecord(rule)),
+  );
+  await rulesChanged(deps, ep.name, written, 'rule.created', rule);
   return rule;
 }

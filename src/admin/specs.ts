@@ -10,7 +10,7 @@ import type { EndpointRecord, SpecJobRecord } from '../store/index.js';
 import { changed, type AdminDeps } from './changed.js';
 
 /** What an upload uses: the job compiles the stored document (through the endpoint cache) and logs. */
-export type SpecDeps = Pick<AdminDeps, 'events'> & OasDeps;
+export type SpecDeps = Pick<AdminDeps, 'events' | 'fence'> & OasDeps;
 
 /** 403 plan_limit unless the endpoint's plan includes OpenAPI mocking. */
 export function refuseWithoutOpenapi(deps: Pick<AdminDeps, 'config'>, ep: EndpointRecord): void {
@@ -34,15 +34,21 @@ export async function uploadSpec(
     typeof document === 'string'
       ? await validateSpec(document, { schemaBudget: deps.config.oasSchemaBudget })
       : document;
-  return startSpecJob(deps, ep.name, spec, intelligenceMock, () => changed(deps, ep.name, 'spec'));
+  return startSpecJob(deps, ep.name, spec, intelligenceMock, async (record) => {
+    const written = await deps.store.changeEndpoint(ep.name, (tx) => tx.putSpec(record));
+    await changed(deps, ep.name, 'spec', written);
+  });
 }
 
 /** Deletes the endpoint's document; false (and nothing announced) when it has none. */
 export async function deleteSpec(
-  deps: Pick<AdminDeps, 'store' | 'events'>,
+  deps: Pick<AdminDeps, 'store' | 'events' | 'fence'>,
   ep: Pick<EndpointRecord, 'name'>,
 ): Promise<boolean> {
-  if (!(await deps.store.deleteSpec(ep.name))) return false;
-  changed(deps, ep.name, 'spec');
+  const written = await deps.store.changeEndpoint(ep.name, (tx) => tx.deleteSpec(ep.name), {
+    unchanged: (deleted) => !deleted,
+  });
+  if (!written.result) return false;
+  await changed(deps, ep.name, 'spec', written);
   return true;
 }

@@ -8,7 +8,7 @@ import { keyProblem, parseStateType, stateId, stateLimits, valueProblem } from '
 import type { EndpointRecord, Json, StateItem, StateRef, StateType } from '../store/index.js';
 import { changed, type AdminDeps } from './changed.js';
 
-type StateDeps = Pick<AdminDeps, 'config' | 'store' | 'events' | 'now'>;
+type StateDeps = Pick<AdminDeps, 'config' | 'store' | 'events' | 'fence' | 'now'>;
 type Limits = ReturnType<typeof stateLimits>;
 export type NewStateItem = Omit<StateItem, 'lastModified'>;
 
@@ -69,34 +69,38 @@ export async function putState(
         `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
       ),
     ]);
-  const done = await deps.store.putStateItems(ep.name, items, deps.now());
-  changed(deps, ep.name, 'state');
-  return done;
+  const written = await deps.store.changeEndpoint(ep.name, (tx) =>
+    tx.putStateItems(ep.name, items, deps.now()),
+  );
+  await changed(deps, ep.name, 'state', written);
+  return written.result;
 }
 
 /** Deletes the listed items, or every item when `refs` is undefined; answers how many were deleted. */
 export async function deleteStateItems(
-  deps: Pick<AdminDeps, 'store' | 'events'>,
+  deps: Pick<AdminDeps, 'store' | 'events' | 'fence'>,
   ep: EndpointRecord,
   refs: StateRef[] | undefined,
 ): Promise<number> {
   if (refs !== undefined && refs.length === 0) return 0; // nothing to delete, nothing to announce
-  const count =
-    refs === undefined
-      ? await deps.store.deleteAllState(ep.name)
-      : await deps.store.deleteStateItems(ep.name, refs);
-  changed(deps, ep.name, 'state');
-  return count;
+  const written = await deps.store.changeEndpoint(ep.name, (tx) =>
+    refs === undefined ? tx.deleteAllState(ep.name) : tx.deleteStateItems(ep.name, refs),
+  );
+  await changed(deps, ep.name, 'state', written);
+  return written.result;
 }
 
 /** Deletes one item; false (and nothing announced) when the endpoint has no such item. */
 export async function deleteStateItem(
-  deps: Pick<AdminDeps, 'store' | 'events'>,
+  deps: Pick<AdminDeps, 'store' | 'events' | 'fence'>,
   ep: EndpointRecord,
   type: StateType,
   key: string,
 ): Promise<boolean> {
-  if (!(await deps.store.deleteState(ep.name, type, key))) return false;
-  changed(deps, ep.name, 'state');
+  const written = await deps.store.changeEndpoint(ep.name, (tx) => tx.deleteState(ep.name, type, key), {
+    unchanged: (deleted) => !deleted,
+  });
+  if (!written.result) return false;
+  await changed(deps, ep.name, 'state', written);
   return true;
 }

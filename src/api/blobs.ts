@@ -51,7 +51,7 @@ function blobName(now: number, ext: string): string {
 /** The blob routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function blobsApi(
   app: FastifyInstance,
-  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'fence' | 'now' | 'store'>,
 ): Promise<void> {
   app.addContentTypeParser(
     'multipart/form-data',

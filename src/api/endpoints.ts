@@ -66,7 +66,7 @@ function toJson(config: Config, ep: EndpointRecord, withSettings: boolean) {
 /** `POST /endpoints` and `GET /endpoints`. */
 export async function endpointsApi(
   app: FastifyInstance,
-  ctx: Pick<ApiDeps, 'config' | 'domains' | 'events' | 'now' | 'store'>,
+  ctx: Pick<ApiDeps, 'config' | 'domains' | 'events' | 'fence' | 'now' | 'store'>,
 ): Promise<void> {
   plansFor(ctx.config); // read and validated now: a bad PLANS_FILE stops the start
 
@@ -122,7 +122,7 @@ export async function endpointsApi(
 /** One endpoint and its settings, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function endpointApi(
   app: FastifyInstance,
-  ctx: Pick<ApiDeps, 'config' | 'domains' | 'events' | 'now' | 'store'>,
+  ctx: Pick<ApiDeps, 'config' | 'domains' | 'events' | 'fence' | 'now' | 'store'>,
 ): Promise<void> {
   app.get<{ Params: { ep: string } }>(
     '',

@@ -61,7 +61,7 @@ function toJson(c: MtlsCertRecord) {
 /** The certificate routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function mtlsApi(
   app: FastifyInstance,
-  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'fence' | 'now' | 'store'>,
 ): Promise<void> {
   // The secret key is loaded (or the key file made) on the first certificate, not at every start.
   let authority: Promise<CertificateAuthority> | undefined;
@@ -92,7 +92,7 @@ export async function mtlsApi(
     },
     async (request, reply) => {
       const made = await issueCertificate(
-        { config: ctx.config, events: ctx.events, authority: ca },
+        { config: ctx.config, store: ctx.store, events: ctx.events, fence: ctx.fence, authority: ca },
         request.endpoint,
         request.body.name,
       );

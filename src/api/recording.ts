@@ -17,7 +17,7 @@ import { ErrorBody, NoQuery } from './schemas/common.js';
 /** The recording route, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function recordingApi(
   app: FastifyInstance,
-  ctx: Pick<ApiDeps, 'config' | 'events' | 'store'>,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'fence' | 'store'>,
 ): Promise<void> {
   const redacted = sensitiveHeaders(ctx.config);
 

@@ -44,7 +44,7 @@ type RuleIdParams = { Params: { ep: string; ruleId: string } };
 /** The rules routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function rulesApi(
   app: FastifyInstance,
-  ctx: Pick<ApiDeps, 'config' | 'events' | 'store'>,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'fence' | 'store'>,
 ): Promise<void> {
   /** Routes that change the rules refuse the built-in `echo` endpoint (403). */
   const writable = { endpoint: { writable: true as const } };

@@ -101,7 +101,7 @@ function flag(value: string | undefined): boolean | undefined {
 /** The OpenAPI routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function specsApi(
   app: FastifyInstance,
-  ctx: Pick<ApiDeps, 'config' | 'endpoints' | 'events' | 'log' | 'now' | 'store'>,
+  ctx: Pick<ApiDeps, 'config' | 'endpoints' | 'events' | 'fence' | 'log' | 'now' | 'store'>,
 ): Promise<void> {
   const limit = ctx.config.oasSpecLimit;
   // This scope's only body is the document: a file, or text of any type (YAML has no one type).

@@ -107,7 +107,7 @@ function itemOut(i: StateItem) {
 /** The state routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function stateApi(
   app: FastifyInstance,
-  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'fence' | 'now' | 'store'>,
 ): Promise<void> {
   const limits = stateLimits(ctx.config);
   const base = '/state';

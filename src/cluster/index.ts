@@ -5,3 +5,12 @@ export { SharedWindows, RATE_LIMITS, type SharedWindowsOptions } from './shared-
 export { SharedRateLimiter } from './shared-rate-limit.js';
 export { LeasedRateLimiter, leaseBlock } from './leased-rate-limit.js';
 export { Leases, type LeaseOptions } from './leases.js';
+export {
+  VersionFence,
+  DOMAINS_VERSION_KEY,
+  ENDPOINT_VERSION_KEY,
+  SUSPENSION_KEY,
+  type FenceStore,
+  type SharedVersion,
+  type VersionFenceOptions,
+} from './version-fence.js';

@@ -41,6 +41,9 @@ export class RedisLink {
     return {
       lazyConnect: false,
       enableOfflineQueue: false,
+      // Commands issued in one turn of the event loop (a request's version read and its rate
+      // limiter's) share one round trip.
+      enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
       commandTimeout: this.opts.commandTimeout,
       connectTimeout: 2000,
@@ -80,7 +83,8 @@ export class RedisLink {
    * command timeout unless given. Closed with the link.
    */
   duplicate(commandTimeout?: number): Redis {
-    const r = new Redis(this.url, { ...this.options(), commandTimeout });
+    // A blocking command holds its connection: nothing is pipelined behind it.
+    const r = new Redis(this.url, { ...this.options(), enableAutoPipelining: false, commandTimeout });
     r.on('error', () => undefined); // reported through the command connection's status
     this.extra.add(r);
     return r;

@@ -4,9 +4,12 @@
  * domain to endpoint name, loaded from the store at start and changed by the settings API; a host
  * that is not claimed costs one map lookup, and none at all while nobody has claimed a domain.
  *
- * One instance sees its own changes at once; other instances behind the same load balancer see a
- * claim after their next start (the map is not shared through REDIS_URL).
+ * One instance sees its own changes at once. Several instances (REDIS_URL) see each other's claims
+ * through the domains' shared version (`sharedClaims`): a request whose host could be a claimed
+ * domain is dispatched only once the map is as current as that version, read again from the store
+ * once per version.
  */
+import type { IncomingMessage } from 'node:http';
 import type { JsonObject, Store } from '../store/index.js';
 import { storedSettings } from './stored-settings.js';
 import { hostName } from './host.js';
@@ -39,12 +42,20 @@ export function claimedDomain(settings: JsonObject): string | undefined {
 }
 
 export class CustomDomains {
-  private readonly byDomain = new Map<string, string>();
-  private readonly byEndpoint = new Map<string, string>();
+  private byDomain = new Map<string, string>();
+  private byEndpoint = new Map<string, string>();
 
   /** Reads every endpoint's claim from the store (at start). */
   async load(store: Pick<Store, 'listEndpoints'>): Promise<void> {
     for (const ep of await store.listEndpoints()) this.set(ep.name, claimedDomain(ep.settings));
+  }
+
+  /** Replaces the map with the claims the store holds now. */
+  async reload(store: Pick<Store, 'listEndpoints'>): Promise<void> {
+    const fresh = new CustomDomains();
+    await fresh.load(store);
+    this.byDomain = fresh.byDomain;
+    this.byEndpoint = fresh.byEndpoint;
   }
 
   /** `endpoint` now serves `domain` (undefined: no custom domain any more). */
@@ -68,4 +79,48 @@ export class CustomDomains {
   get(host: string): string | undefined {
     return this.byDomain.size === 0 ? undefined : this.byDomain.get(host);
   }
+}
+
+/** The domains' shared version (cluster/'s VersionFence): undefined when it cannot be known now. */
+export interface DomainsVersionCheck {
+  domains(): Promise<number | undefined>;
+}
+
+/**
+ * The check the dispatch runs before a request whose host could be claimed (not under the base
+ * domain, not an IP address) when several instances share the claims: the map is read again when the
+ * shared version moved past the one it was read for (`version`, read before the map was), one read
+ * at a time. Undefined for a request that needs no check; the promise never rejects (a store that
+ * cannot be read leaves the map as it is).
+ */
+export function sharedClaims(
+  domains: CustomDomains,
+  fence: DomainsVersionCheck,
+  store: Pick<Store, 'listEndpoints'>,
+  baseDomain: string,
+  version: number,
+): (req: IncomingMessage) => Promise<void> | undefined {
+  let current = version;
+  let reading: Promise<void> | undefined;
+  const freshen = async (shared: number | undefined): Promise<void> => {
+    while (shared !== undefined && current < shared) {
+      if (!reading) {
+        const target = shared;
+        reading = domains
+          .reload(store)
+          .then(() => void (current = Math.max(current, target)))
+          .finally(() => (reading = undefined));
+      }
+      try {
+        await reading;
+      } catch {
+        return;
+      }
+    }
+  };
+  return (req) => {
+    const host = hostName(req.headers.host);
+    if (host === undefined || customDomainProblem(host, baseDomain) !== undefined) return undefined;
+    return fence.domains().then(freshen);
+  };
 }

@@ -27,11 +27,20 @@ export {
   type Step,
 } from './pipeline.js';
 export { storedSettings, type StoredSettings } from './stored-settings.js';
-export { CustomDomains, claimedDomain, customDomainProblem, normalizeDomain } from './custom-domains.js';
+export {
+  CustomDomains,
+  claimedDomain,
+  customDomainProblem,
+  normalizeDomain,
+  sharedClaims,
+  type DomainsVersionCheck,
+} from './custom-domains.js';
 export {
   EndpointCache,
   ENDPOINT_CACHE_MAX,
   RecordMemo,
+  type EndpointCacheOptions,
   type EndpointResolver,
   type ResolvedEndpoint,
+  type VersionCheck,
 } from './cache.js';

@@ -55,11 +55,14 @@ export class CertificateAuthority {
 
   /**
    * Issues a client certificate named `name` for `endpoint`, valid for CERT_VALIDITY_MS. Undefined
-   * when the endpoint already holds MAX_CERTIFICATES.
+   * when the endpoint already holds MAX_CERTIFICATES. `insert` stores it (false: the endpoint is
+   * full); by default, straight into the store.
    */
   async issue(
     endpoint: string,
     name: string,
+    insert: (record: MtlsCertRecord) => Promise<boolean> = (r) =>
+      this.store.insertMtlsCert(r, MAX_CERTIFICATES),
   ): Promise<{ record: MtlsCertRecord; keyPem: string } | undefined> {
     const ca = await this.ca(endpoint);
     const now = this.now();
@@ -75,7 +78,7 @@ export class CertificateAuthority {
       expiresAt: issued.notAfter,
       createdAt: now,
     };
-    if (!(await this.store.insertMtlsCert(record, MAX_CERTIFICATES))) return undefined;
+    if (!(await insert(record))) return undefined;
     return { record, keyPem: issued.keyPem };
   }
 }

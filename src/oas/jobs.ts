@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { OasDeps } from './deps.js';
-import type { Json, SpecJobRecord } from '../store/index.js';
+import type { Json, SpecJobRecord, SpecRecord } from '../store/index.js';
 import { compiledSpecOf } from './serve.js';
 import type { ValidSpec } from './validate.js';
 
@@ -19,7 +19,7 @@ async function run(
   job: SpecJobRecord,
   spec: ValidSpec,
   intelligenceMock: boolean,
-  stored: () => void,
+  store: (spec: SpecRecord) => Promise<void>,
 ): Promise<void> {
   const n = spec.operations.length;
   try {
@@ -28,7 +28,7 @@ async function run(
       progress: 50,
       message: `Storing and compiling ${n} operations.`,
     });
-    await ctx.store.putSpec({
+    await store({
       endpoint: job.endpoint,
       jobId: job.id,
       intelligenceMock,
@@ -40,7 +40,6 @@ async function run(
       createdAt: ctx.now(),
       document: spec.document,
     });
-    stored();
     // Compiled now, so that the first request after COMPLETED finds it ready.
     const ep = await ctx.endpoints.get(job.endpoint);
     if (ep) await compiledSpecOf(ctx, ep.record);
@@ -70,16 +69,15 @@ async function run(
 
 /**
  * Records a QUEUED job for a validated document and starts it after the current turn; returns the job
- * as it was created (what the 202 answers). `stored` is called once the document is written, before it
- * is compiled: the caller announces the change there (src/admin/specs.ts), so the compile reads the
- * endpoint afresh.
+ * as it was created (what the 202 answers). `store` writes the document and announces the change
+ * (src/admin/specs.ts), before it is compiled, so the compile reads the endpoint afresh.
  */
 export async function startSpecJob(
   ctx: OasDeps,
   endpoint: string,
   spec: ValidSpec,
   intelligenceMock: boolean,
-  stored: () => void,
+  store: (spec: SpecRecord) => Promise<void>,
 ): Promise<SpecJobRecord> {
   const n = spec.operations.length;
   const job: SpecJobRecord = {
@@ -98,7 +96,7 @@ export async function startSpecJob(
   const previous = chains.get(endpoint) ?? Promise.resolve();
   const next = previous
     .then(() => new Promise<void>((r) => setImmediate(r)))
-    .then(() => run(ctx, job, spec, intelligenceMock, stored));
+    .then(() => run(ctx, job, spec, intelligenceMock, store));
   chains.set(endpoint, next);
   void next.finally(() => {
     if (chains.get(endpoint) === next) chains.delete(endpoint);

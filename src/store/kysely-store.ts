@@ -13,6 +13,13 @@ import { pruneHistoryRows } from './history-prune.js';
 import { trimHistoryRows, type HistoryUsage } from './history-trim.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
+import {
+  changeEndpointIn,
+  configVersionOf,
+  configVersions,
+  domainsVersionOf,
+  swapMetaIn,
+} from './config-version.js';
 import type {
   ApiKeyRecord,
   BlobMeta,
@@ -22,6 +29,8 @@ import type {
   CrudCaps,
   CrudItem,
   CrudRefusal,
+  EndpointChangeOptions,
+  EndpointChangeWrite,
   EndpointRecord,
   CalloutRecord,
   HistoryEntry,
@@ -49,6 +58,8 @@ import type {
 export class KyselyStore implements Store {
   /** Removals of history ended on this store (trimHistory). */
   private removals = 0;
+  /** The store a transaction-bound one (changeEndpoint) counts its removals on. */
+  private parent: KyselyStore | undefined;
   private readonly history: HistoryTable;
   private readonly blobs: BlobTable;
   private readonly specs: SpecTable;
@@ -118,6 +129,42 @@ export class KyselyStore implements Store {
     return stored;
   }
 
+  swapMeta(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
+    return swapMetaIn(this.db, key, expected, next);
+  }
+
+  // ---- configuration versions (config-version.ts) ----
+
+  changeEndpoint<T>(
+    endpoint: string,
+    write: (tx: Store) => Promise<T>,
+    opts?: EndpointChangeOptions<T>,
+  ): Promise<EndpointChangeWrite<T>> {
+    return changeEndpointIn(
+      this.db,
+      this.dialect,
+      endpoint,
+      (tx) => {
+        const bound = new KyselyStore(tx, this.dialect);
+        bound.parent = this;
+        return write(bound);
+      },
+      opts,
+    );
+  }
+
+  getConfigVersion(endpoint: string): Promise<number | undefined> {
+    return configVersionOf(this.db, endpoint);
+  }
+
+  listConfigVersions(): Promise<{ endpoint: string; version: number }[]> {
+    return configVersions(this.db);
+  }
+
+  getDomainsVersion(): Promise<number> {
+    return domainsVersionOf(this.db);
+  }
+
   async createApiKey(rec: ApiKeyRecord): Promise<void> {
     await this.db
       .insertInto('api_keys')
@@ -164,12 +211,21 @@ export class KyselyStore implements Store {
   async getEndpoint(name: string): Promise<EndpointRecord | undefined> {
     const r = await this.db.selectFrom('endpoints').selectAll().where('name', '=', name).executeTakeFirst();
     return (
-      r && { name: r.name, createdAt: Number(r.created_at), settings: JSON.parse(r.settings) as JsonObject }
+      r && {
+        name: r.name,
+        createdAt: Number(r.created_at),
+        settings: JSON.parse(r.settings) as JsonObject,
+        configVersion: Number(r.config_version),
+      }
     );
   }
 
   async listEndpoints(): Promise<EndpointRecord[]> {
-    const rows = await this.db.selectFrom('endpoints').selectAll().orderBy('name').execute();
+    const rows = await this.db
+      .selectFrom('endpoints')
+      .select(['name', 'created_at', 'settings'])
+      .orderBy('name')
+      .execute();
     return rows.map((r) => ({
       name: r.name,
       createdAt: Number(r.created_at),
@@ -434,7 +490,7 @@ export class KyselyStore implements Store {
     try {
       return await work;
     } finally {
-      this.removals++;
+      (this.parent ?? this).removals++;
     }
   }
 

@@ -297,6 +297,22 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Freshness across instances (SPEC §8): every change of an endpoint moves its config_version in
+    // the change's transaction, to the next value of one counter shared by all endpoints, so that an
+    // endpoint deleted and made again never reuses a version an instance may still hold. PostgreSQL
+    // keeps the counter in a sequence; SQLite, one writer, in `meta`. `domains_version` moves with
+    // every change of the custom domains claimed.
+    '0010_config_versions': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable('endpoints')
+          .addColumn('config_version', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        if (dialect === 'postgres') await sql`CREATE SEQUENCE endpoint_config_versions`.execute(db);
+        else await sql`INSERT INTO meta (key, value) VALUES ('config_version_counter', '0')`.execute(db);
+        await sql`INSERT INTO meta (key, value) VALUES ('domains_version', '0')`.execute(db);
+      },
+    },
   };
 }
 

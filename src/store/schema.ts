@@ -4,7 +4,13 @@ import type { Generated } from 'kysely';
 export interface Database {
   meta: { key: string; value: string };
   api_keys: { id: string; hash: string; endpoint: string | null; created_at: number };
-  endpoints: { name: string; created_at: number; settings: string };
+  endpoints: {
+    name: string;
+    created_at: number;
+    settings: string;
+    /** Moved by every change of the endpoint (config-version.ts). */
+    config_version: Generated<number>;
+  };
   rules: { id: string; endpoint: string; position: number; data: string };
   requests: {
     id: string;

@@ -20,6 +20,34 @@ export interface EndpointRecord {
   name: string;
   createdAt: number;
   settings: JsonObject;
+  /**
+   * The version of its configuration when it was read (`getEndpoint`): every change of the endpoint
+   * moves it (`changeEndpoint`). Absent on records not read from the store.
+   */
+  configVersion?: number;
+}
+
+/** What `Store.changeEndpoint` wrote. */
+export interface EndpointChangeWrite<T> {
+  /** What the write answered. */
+  result: T;
+  /**
+   * The endpoint's config_version after the change (for a deletion: the version its deletion took);
+   * undefined when nothing changed or the endpoint does not exist.
+   */
+  version: number | undefined;
+  /** The custom domains' version after the change, when the change may have moved a claim. */
+  domainsVersion?: number;
+}
+
+export interface EndpointChangeOptions<T> {
+  /** The write changed nothing (an unknown id, a refusal it answers with): the versions stay. */
+  unchanged?: (result: T) => boolean;
+  /**
+   * The change may claim or release a custom domain: such changes run one at a time across every
+   * instance (their check-and-write is serialised), and the domains' version moves.
+   */
+  domains?: boolean;
 }
 
 /** A rule as stored: its id and its JSON document (everything else of the rule). */
@@ -347,6 +375,29 @@ export interface Store {
    * way. Instances starting at once on one database agree on the first value written.
    */
   claimMeta(key: string, value: string): Promise<string>;
+  /**
+   * Sets `key` to `next` (undefined: deletes it) only if it holds `expected` (undefined: is absent);
+   * answers whether it did.
+   */
+  swapMeta(key: string, expected: string | undefined, next: string | undefined): Promise<boolean>;
+
+  /**
+   * Runs `write` on a store bound to one transaction that also moves the endpoint's config_version
+   * (to the next value of a counter shared by all endpoints, so versions only grow, also across a
+   * deletion and a new endpoint of the same name). The endpoint's row is locked first: one
+   * endpoint's changes run one at a time. `write` must use the store it is given, never this one.
+   */
+  changeEndpoint<T>(
+    endpoint: string,
+    write: (tx: Store) => Promise<T>,
+    opts?: EndpointChangeOptions<T>,
+  ): Promise<EndpointChangeWrite<T>>;
+  /** The endpoint's config_version (one primary-key read); undefined when it does not exist. */
+  getConfigVersion(endpoint: string): Promise<number | undefined>;
+  /** Every endpoint's config_version. */
+  listConfigVersions(): Promise<{ endpoint: string; version: number }[]>;
+  /** The custom domains' version: moved by every change that may claim or release a domain. */
+  getDomainsVersion(): Promise<number>;
 
   createApiKey(rec: ApiKeyRecord): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;

@@ -13,7 +13,7 @@ import { connect } from 'node:net';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/raw.js';
 import { call, createEndpoint } from '../helpers/api-helpers.js';
-import { targetFinder, type Lifecycle } from '../../src/endpoint/index.js';
+import { targetFinder, type Lifecycle, type ResolvedEndpoint } from '../../src/endpoint/index.js';
 import { AppError } from '../../src/errors.js';
 import { endpointPlane } from '../../src/serve/index.js';
 
@@ -121,7 +121,7 @@ async function doorServer(lifecycle: Partial<Lifecycle>) {
     warn: (_o: unknown, msg: string) => logged.push(msg),
     info: () => {},
   };
-  const plane = endpointPlane({
+  const plane = endpointPlane<ResolvedEndpoint>({
     lifecycle: {
       resolve: () => ({
         endpoint: { record: { name: 'x', createdAt: 0, settings: {} }, settings: {}, plan: null },
