@@ -159,7 +159,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     serverFactory: () => createNodeServer(listener, timeouts, https),
   }) as unknown as FastifyInstance;
 
-  const store = opts.store ?? (await openStore(config));
+  const store =
+    opts.store ??
+    (await openStore({
+      ...config,
+      onLeaderChange: (leads) =>
+        leads
+          ? log.info('leading the instances on this database: this one runs the background jobs')
+          : log.warn('no longer leading: another instance runs the background jobs'),
+    }));
   await domains.load(store);
   const history = new HistoryWriter(store, log, {
     maxQueued: config.historyQueueEntries,

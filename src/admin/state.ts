@@ -51,18 +51,21 @@ export async function putState(
   items: NewStateItem[],
 ): Promise<{ created: number; updated: number }> {
   const limits = stateLimits(deps.config);
-  // The cap counts the items this call would add to those the endpoint holds.
-  const existing = await deps.store.readState(ep.name, items);
-  const known = new Set(existing.items.map((i) => stateId(i.type, i.key)));
-  const added = new Set(items.map((i) => stateId(i.type, i.key)).filter((id) => !known.has(id)));
-  if (existing.count + added.size > limits.maxItems)
-    throw validationError([
-      detail(
-        '/items',
-        `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
-      ),
-    ]);
-  const done = await deps.store.putStateItems(ep.name, items, deps.now());
+  // The cap counts the items this call would add to those the endpoint holds, read and written under
+  // the endpoint's lock: no request on any instance adds an item in between.
+  const done = await deps.store.withStateLock(ep.name, async (state) => {
+    const existing = await state.read(items);
+    const known = new Set(existing.items.map((i) => stateId(i.type, i.key)));
+    const added = new Set(items.map((i) => stateId(i.type, i.key)).filter((id) => !known.has(id)));
+    if (existing.count + added.size > limits.maxItems)
+      throw validationError([
+        detail(
+          '/items',
+          `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
+        ),
+      ]);
+    return state.putMany(items, deps.now());
+  });
   changed(deps, ep.name, 'state');
   return done;
 }
