@@ -20,6 +20,8 @@ export interface Metrics {
   readonly dependencyUp: Gauge<'dependency'>;
   /** Requests forwarded to the instance holding their endpoint's tunnel, by outcome. */
   readonly tunnelHops: Counter<'outcome'>;
+  /** 1 while this instance runs the background jobs (the leader of those on one database), else 0. */
+  readonly jobsLeader: Gauge;
   /** Registers a function run before each scrape, to set the gauges it owns. */
   sample(fn: () => void | Promise<void>): void;
   /** The text exposition. */
@@ -65,6 +67,11 @@ export function createMetrics(opts: { processMetrics?: boolean } = {}): Metrics 
       name: 'mockingbird_tunnel_hops_total',
       help: 'Requests forwarded to the instance holding their tunnel, by outcome',
       labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    jobsLeader: new Gauge({
+      name: 'mockingbird_jobs_leader',
+      help: '1 while this instance runs the background jobs (the leader of the instances on one database)',
       registers: [registry],
     }),
     sample(fn: () => void | Promise<void>) {
