@@ -159,14 +159,18 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     serverFactory: () => createNodeServer(listener, timeouts, https),
   }) as unknown as FastifyInstance;
 
+  const metrics = createMetrics();
+  // SQLite serves one instance, which always leads; on PostgreSQL the store says when this one does.
+  metrics.jobsLeader.set(config.databaseUrl ? 0 : 1);
   const store =
     opts.store ??
     (await openStore({
       ...config,
-      onLeaderChange: (leads) =>
-        leads
-          ? log.info('leading the instances on this database: this one runs the background jobs')
-          : log.warn('no longer leading: another instance runs the background jobs'),
+      onLeaderChange: (leads) => {
+        metrics.jobsLeader.set(leads ? 1 : 0);
+        if (leads) log.info('leading the instances on this database: this one runs the background jobs');
+        else log.warn('no longer leading: another instance runs the background jobs');
+      },
     }));
   await domains.load(store);
   const history = new HistoryWriter(store, log, {
@@ -223,7 +227,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     now: opts.now ?? Date.now,
     redis,
     status,
-    metrics: createMetrics(),
+    metrics,
   };
   publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
   // Every endpoint change a command announces drops the endpoint's cached entry (src/admin/).

@@ -27,7 +27,11 @@ void test('a second instance on one data folder is refused; once the first is ki
       assert.ok(lines[0]!.includes(`pid ${first.child.pid}`), lines[0]);
       assert.match(lines[0]!, /DATABASE_URL \(PostgreSQL\) to run several instances/);
       assert.equal(second.stdout, '', 'nothing announced');
-      assert.equal((await fetch(`http://127.0.0.1:${first.port}/e/echo/still`)).status, 200, 'the first serves on');
+      assert.equal(
+        (await fetch(`http://127.0.0.1:${first.port}/e/echo/still`)).status,
+        200,
+        'the first serves on',
+      );
     } finally {
       first.child.kill('SIGKILL');
       await first.exited;

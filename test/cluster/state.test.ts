@@ -54,7 +54,10 @@ suiteOrSkip('state and jobs over two instances', clusterSkip, () => {
    * PER_INSTANCE requests on each instance, IN_FLIGHT at a time each, both instances at once;
    * answers every request's status and body, A's and B's interleaved in the order they were sent.
    */
-  async function spread(path: string, body: (n: number) => unknown): Promise<{ status: number; text: string }[]> {
+  async function spread(
+    path: string,
+    body: (n: number) => unknown,
+  ): Promise<{ status: number; text: string }[]> {
     const out: { status: number; text: string }[] = [];
     let next = 0;
     const worker = async (inst: Instance): Promise<void> => {
@@ -79,7 +82,10 @@ suiteOrSkip('state and jobs over two instances', clusterSkip, () => {
 
   test('2 x 500 increments of one counter over A and B: the answers show 1 … 1,000 once each, the counter reads 1,000', async () => {
     const answers = await spread('/hit', () => ({}));
-    assert.ok(answers.every((a) => a.status === 200), JSON.stringify(answers.find((a) => a.status !== 200)));
+    assert.ok(
+      answers.every((a) => a.status === 200),
+      JSON.stringify(answers.find((a) => a.status !== 200)),
+    );
     assert.deepEqual(
       answers.map((a) => Number(a.text)).sort((x, y) => x - y),
       oneToThousand,
@@ -90,7 +96,10 @@ suiteOrSkip('state and jobs over two instances', clusterSkip, () => {
 
   test('2 x 500 pushes to one list over A and B: each answer shows another length, the list holds every value once', async () => {
     const answers = await spread('/push', (n) => ({ n }));
-    assert.ok(answers.every((a) => a.status === 200), JSON.stringify(answers.find((a) => a.status !== 200)));
+    assert.ok(
+      answers.every((a) => a.status === 200),
+      JSON.stringify(answers.find((a) => a.status !== 200)),
+    );
     assert.deepEqual(
       answers.map((a) => Number(a.text)).sort((x, y) => x - y),
       oneToThousand,
@@ -105,7 +114,10 @@ suiteOrSkip('state and jobs over two instances', clusterSkip, () => {
 
   test('2 x 500 creations in one CRUD collection over A and B: 1,000 items, every id once', async () => {
     const answers = await spread('/items', (n) => ({ n }));
-    assert.ok(answers.every((a) => a.status === 201), JSON.stringify(answers.find((a) => a.status !== 201)));
+    assert.ok(
+      answers.every((a) => a.status === 201),
+      JSON.stringify(answers.find((a) => a.status !== 201)),
+    );
     const ids = answers.map((a) => (JSON.parse(a.text) as { id: string }).id);
     assert.equal(new Set(ids).size, 1000);
     const list = await fetch(`${c.instances[1]!.url}/e/shared-state/items?limit=1`);
@@ -114,7 +126,11 @@ suiteOrSkip('state and jobs over two instances', clusterSkip, () => {
 
   test('one instance runs the background jobs; killed, the other takes them over', async () => {
     const runs = (inst: Instance, from = 0): number =>
-      inst.output().slice(from).split('\n').filter((l) => l.includes('"msg":"history purge run"')).length;
+      inst
+        .output()
+        .slice(from)
+        .split('\n')
+        .filter((l) => l.includes('"msg":"history purge run"')).length;
     const leads = (inst: Instance, from = 0): boolean =>
       inst.output().slice(from).includes('"msg":"leading the instances on this database');
     // The history purge ticks every second on every instance; only the leader's ticks run.

@@ -11,8 +11,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { DataDirInUse, openPostgresStore, openStore, type KyselyStore } from '../../src/store/index.js';
 import { MemoryStateLock } from '../../src/state/index.js';
+import { PgLeader } from '../../src/store/leader.js';
+import { startApp } from '../helpers/app.js';
 import { freshPgDatabase, pgSkip, suiteOrSkip } from '../helpers/pg.js';
 import { until } from '../helpers/until.js';
+
+const leaderGauge = async (app: {
+  ctx: { metrics: { jobsLeader: { get(): Promise<{ values: { value: number }[] }> } } };
+}) => (await app.ctx.metrics.jobsLeader.get()).values[0]?.value;
 
 suiteOrSkip('two Store instances on one PostgreSQL database', pgSkip, () => {
   let db: { url: string; drop: () => Promise<void> };
@@ -68,7 +74,12 @@ suiteOrSkip('two Store instances on one PostgreSQL database', pgSkip, () => {
   test('a cap a store checks is exact across stores: 2 x 30 creations into a collection of 20', async () => {
     const caps = { maxItems: 20, maxEndpointItems: 1000, maxEndpointBytes: 1_000_000, maxItemBytes: 1000 };
     const create = (store: KyselyStore, i: number) =>
-      store.insertCrudItem('shop', '/c', { id: `i${i}`, data: { id: `i${i}` }, createdAt: i, updatedAt: i }, caps);
+      store.insertCrudItem(
+        'shop',
+        '/c',
+        { id: `i${i}`, data: { id: `i${i}` }, createdAt: i, updatedAt: i },
+        caps,
+      );
     const results = await Promise.all(Array.from({ length: 60 }, (_, i) => create(i % 2 === 0 ? a : b, i)));
     assert.equal(results.filter((r) => r.ok).length, 20);
     assert.ok(results.every((r) => r.ok || r.why === 'collection_full'));
@@ -97,6 +108,36 @@ suiteOrSkip('two Store instances on one PostgreSQL database', pgSkip, () => {
     await until(async () => await b.leads(), 5000);
     assert.equal(await a.leads(), false, 'the old leader finds the lock taken');
   });
+
+  test('an app on PostgreSQL leads once its first job ticks, and says so in mockingbird_jobs_leader', async () => {
+    const own = await freshPgDatabase();
+    const app = await startApp({ databaseUrl: own.url });
+    try {
+      assert.equal(await leaderGauge(app), 0);
+      await until(async () => (await leaderGauge(app)) === 1, 10_000, 'the app never led');
+    } finally {
+      await app.stop();
+      await own.drop();
+    }
+  });
+});
+
+test('a database out of reach: the leader check answers false, it does not throw', async () => {
+  const leader = new PgLeader('postgres://postgres@127.0.0.1:1/none', undefined, 1000);
+  try {
+    assert.equal(await leader.leads(), false);
+  } finally {
+    await leader.close();
+  }
+});
+
+test('an app on SQLite is the one instance, and leads', async () => {
+  const app = await startApp();
+  try {
+    assert.equal(await leaderGauge(app), 1);
+  } finally {
+    await app.stop();
+  }
 });
 
 test('a second open of one SQLite data folder is refused, naming it; after close it opens', async () => {
