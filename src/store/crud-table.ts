@@ -9,7 +9,7 @@
  */
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
-import { LOCK_SPACE, lockForTransaction } from './advisory.js';
+import { LOCK_SPACE, lockForTransaction, type AdvisoryLocks } from './advisory.js';
 import type { Database } from './schema.js';
 import type { CrudCaps, CrudItem, CrudRefusal, JsonObject } from './types.js';
 
@@ -31,7 +31,7 @@ export class CrudTable {
     private readonly db: Kysely<Database>,
     private readonly dialect: 'sqlite' | 'postgres',
     /** PostgreSQL shared by several instances: capped writes hold the endpoint's advisory lock. */
-    private readonly locks = false,
+    private readonly locks: AdvisoryLocks | undefined = undefined,
   ) {}
 
   async list(
@@ -267,7 +267,7 @@ export class CrudTable {
 
   /** With `locks`: holds the endpoint's caps until the transaction ends (the module header). */
   private async lockCaps(tx: Transaction<Database>, endpoint: string): Promise<void> {
-    if (this.locks) await lockForTransaction(tx, LOCK_SPACE.crud, endpoint);
+    if (this.locks) await lockForTransaction(tx, LOCK_SPACE.crud, endpoint, this.locks.timeoutMs);
   }
 
   private async exists(tx: Transaction<Database>, endpoint: string, collection: string, id: string) {

@@ -14,6 +14,7 @@ import { trimHistoryRows, type HistoryUsage } from './history-trim.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
 import type { PgLeader } from './leader.js';
+import type { AdvisoryLocks } from './advisory.js';
 import type {
   ApiKeyRecord,
   BlobMeta,
@@ -79,7 +80,7 @@ export class KyselyStore implements Store {
      * PostgreSQL shared by several instances (REDIS_URL set): state and CRUD writes hold their
      * endpoint's advisory lock (state-table.ts, crud-table.ts). One instance needs none.
      */
-    instanceLocks = false,
+    instanceLocks?: AdvisoryLocks,
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
     this.blobs = new BlobTable(db, dialect);

@@ -16,6 +16,7 @@ import { HistoryInsertWorker } from './history-worker-client.js';
 import { fileRows, rowsOf } from './history-row.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { PgLeader } from './leader.js';
+import { ADVISORY_LOCKS, type AdvisoryLocks } from './advisory.js';
 import type { NewHistoryEntry } from './types.js';
 import { compileUserRegex, regexTest, type UserRegex } from '../regex/index.js';
 
@@ -71,13 +72,14 @@ function insertOnThisThread(db: SQLiteTypes.Database): (entries: NewHistoryEntry
 
 /**
  * Connects to PostgreSQL at `url`; throws a clear error when it cannot be reached. `shared`: several
- * instances use the database (REDIS_URL is set), so state and CRUD writes take its advisory locks.
+ * instances use the database (REDIS_URL is set), so state and CRUD writes take its advisory locks,
+ * waiting for them as `locks` says (advisory.ts; 10 s).
  * `leads()` tells which instance runs the background jobs (leader.ts), and `onLeaderChange` hears
  * when this one starts or stops.
  */
 export async function openPostgresStore(
   url: string,
-  opts: { shared?: boolean; onLeaderChange?: (leads: boolean) => void } = {},
+  opts: { shared?: boolean; locks?: AdvisoryLocks; onLeaderChange?: (leads: boolean) => void } = {},
 ): Promise<KyselyStore> {
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
   pool.on('error', () => {
@@ -89,7 +91,7 @@ export async function openPostgresStore(
     undefined,
     undefined,
     undefined,
-    opts.shared === true,
+    opts.shared === true ? (opts.locks ?? ADVISORY_LOCKS) : undefined,
   );
   try {
     await store.migrate();

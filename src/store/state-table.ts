@@ -14,7 +14,7 @@
  * and locked() adds nothing.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { LOCK_SPACE, lockForTransaction } from './advisory.js';
+import { LOCK_SPACE, lockForTransaction, type AdvisoryLocks } from './advisory.js';
 import type { Database } from './schema.js';
 import type { Json, StateItem, StateOp, StateQuery, StateRef, StateType } from './types.js';
 
@@ -37,7 +37,7 @@ export class StateTable {
     private readonly db: Kysely<Database>,
     private readonly dialect: 'sqlite' | 'postgres',
     /** PostgreSQL shared by several instances: changes are held by the endpoint's advisory lock. */
-    private readonly locks = false,
+    private readonly locks: AdvisoryLocks | undefined = undefined,
     /** Set on the table locked() hands out: `db` is a transaction that holds the endpoint's lock. */
     private readonly held = false,
   ) {}
@@ -48,10 +48,11 @@ export class StateTable {
    * `fn` resolves, rolled back when it throws); without, this table as it is.
    */
   async locked<T>(endpoint: string, fn: (table: StateTable) => Promise<T>): Promise<T> {
-    if (this.held || !this.locks) return fn(this);
+    const locks = this.locks;
+    if (this.held || !locks) return fn(this);
     return this.db.transaction().execute(async (tx) => {
-      await lockForTransaction(tx, LOCK_SPACE.state, endpoint);
-      return fn(new StateTable(tx, this.dialect, true, true));
+      await lockForTransaction(tx, LOCK_SPACE.state, endpoint, locks.timeoutMs);
+      return fn(new StateTable(tx, this.dialect, locks, true));
     });
   }
 
@@ -154,9 +155,12 @@ export class StateTable {
           if (first) updated++;
           continue;
         }
+        // On PostgreSQL a request's single-statement change (no lock) may have created the item since
+        // the update found none: it is replaced all the same, not refused as a duplicate key.
         await tx
           .insertInto('state')
           .values({ endpoint, type: item.type, key: item.key, value, updated_at: now })
+          .onConflict((oc) => oc.columns(['endpoint', 'type', 'key']).doUpdateSet({ value, updated_at: now }))
           .execute();
         created++;
       }

@@ -12,6 +12,8 @@ import pg from 'pg';
 import { DataDirInUse, openPostgresStore, openStore, type KyselyStore } from '../../src/store/index.js';
 import { MemoryStateLock } from '../../src/state/index.js';
 import { PgLeader } from '../../src/store/leader.js';
+import { LOCK_SPACE } from '../../src/store/advisory.js';
+import { isStoreUnavailable } from '../../src/store/index.js';
 import { startApp } from '../helpers/app.js';
 import { freshPgDatabase, pgSkip, suiteOrSkip } from '../helpers/pg.js';
 import { until } from '../helpers/until.js';
@@ -107,6 +109,31 @@ suiteOrSkip('two Store instances on one PostgreSQL database', pgSkip, () => {
     }
     await until(async () => await b.leads(), 5000);
     assert.equal(await a.leads(), false, 'the old leader finds the lock taken');
+  });
+
+  test('a holder out of reach: the wait for the endpoint ends at the timeout with a store_unavailable error', async () => {
+    const impatient = await openPostgresStore(db.url, { shared: true, locks: { timeoutMs: 200 } });
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select pg_advisory_xact_lock($1::int, hashtext($2))', [LOCK_SPACE.state, 'shop']);
+      let ran = false;
+      await assert.rejects(
+        impatient.withStateLock('shop', async () => void (ran = true)),
+        (err: Error & { code?: string }) => {
+          assert.equal(err.code, '55P03');
+          assert.ok(isStoreUnavailable(err));
+          return true;
+        },
+      );
+      assert.equal(ran, false);
+      await holder.query('rollback');
+      assert.equal(await impatient.withStateLock('shop', async () => 'held'), 'held');
+    } finally {
+      await holder.end();
+      await impatient.close();
+    }
   });
 
   test('an app on PostgreSQL leads once its first job ticks, and says so in mockingbird_jobs_leader', async () => {
