@@ -14,9 +14,10 @@
  *
  * The lock is two: this instance's (at most one request of an endpoint at a time goes on, so a
  * thousand waiting requests hold no database connection) and, for templates that may change the
- * state, the store's (Store.withStateLock: on PostgreSQL the read, the render and the changes are one
- * transaction under the endpoint's advisory lock, so that requests spread over instances each see a
- * value no other request saw). Templates that only read take this instance's lock alone.
+ * state, the store's (Store.withStateLock: on PostgreSQL shared by several instances, the read, the
+ * render and the changes are one transaction under the endpoint's advisory lock, so that requests
+ * spread over instances each see a value no other request saw; elsewhere it adds nothing). Templates
+ * that only read take this instance's lock alone.
  */
 import type { Exchange, Outcome } from '../endpoint/index.js';
 import type { Json, LockedState, Store } from '../store/index.js';
