@@ -3,6 +3,8 @@
  * and its purge, src/history/), the purge of unused TOTP secrets and the CRUD items'
  * `crud.autoDelete`. Each runs on the shared job runner (src/jobs/). The history's retention reads
  * each endpoint's period from its plan here: history/ takes the plan's answer, not the plans.
+ * With several instances on one database, each tick runs on the one instance that leads
+ * (Store.leads: PostgreSQL's advisory lock), the others skip it; one instance always leads.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
@@ -61,11 +63,12 @@ export async function deleteOldCrudItemsOnce(
   return n;
 }
 
-function startCrudAutoDelete(ctx: BackgroundDeps): Job {
+function startCrudAutoDelete(ctx: BackgroundDeps, lease: () => Promise<boolean>): Job {
   return startJob({
     name: 'crud auto-delete',
     intervalMs: 3_600_000,
     firstRunMs: 5_000,
+    lease,
     log: ctx.log,
     run: async () => {
       const n = await deleteOldCrudItemsOnce(ctx);
@@ -77,15 +80,17 @@ function startCrudAutoDelete(ctx: BackgroundDeps): Job {
 
 /** Starts every background job; stop() stops them all and waits for the runs in flight. */
 export function startBackgroundJobs(ctx: BackgroundDeps): Job {
+  const lease = (): Promise<boolean> => ctx.store.leads();
   const jobs = [
-    startTotpJobs(ctx),
+    startTotpJobs(ctx, lease),
     startHistoryJobs({
       store: ctx.store,
       log: ctx.log,
       now: ctx.now,
       retention: retentionUnderPlans(ctx.config),
+      lease,
     }),
-    startCrudAutoDelete(ctx),
+    startCrudAutoDelete(ctx, lease),
   ];
   return {
     async stop() {

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, SETTINGS, loadConfig, type Config } from './config.js';
 import { buildApp } from './server.js';
+import { DataDirInUse } from './store/index.js';
 import { keysCommand } from './commands/index.js';
 import { redisProblem, safeUrl, startBanner } from './start-report.js';
 import { endpointNameProblem } from './endpoint/index.js';
@@ -132,6 +133,7 @@ async function serve(cfg: Config, watch: boolean): Promise<void> {
     app = await buildApp(cfg);
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message); // e.g. a bad PLANS_FILE, read while building
+    if (err instanceof DataDirInUse) fail(err.message); // a second instance on one SQLite file
     const what = cfg.databaseUrl
       ? `cannot open the database at DATABASE_URL (${safeUrl(cfg.databaseUrl)})`
       : `cannot open the database in ${cfg.dataDir}`;

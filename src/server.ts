@@ -194,7 +194,19 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     serverFactory: () => createNodeServer(listener, timeouts, https),
   }) as unknown as FastifyInstance;
 
-  const store = opts.store ?? (await openStore(config));
+  const metrics = createMetrics();
+  // SQLite serves one instance, which always leads; on PostgreSQL the store says when this one does.
+  metrics.jobsLeader.set(config.databaseUrl ? 0 : 1);
+  const store =
+    opts.store ??
+    (await openStore({
+      ...config,
+      onLeaderChange: (leads) => {
+        metrics.jobsLeader.set(leads ? 1 : 0);
+        if (leads) log.info('leading the instances on this database: this one runs the background jobs');
+        else log.warn('no longer leading: another instance runs the background jobs');
+      },
+    }));
   // The version first: a claim made while the map is read is read again.
   const domainsVersion = config.redisUrl ? await store.getDomainsVersion() : 0;
   await domains.load(store);
@@ -216,7 +228,6 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const fence = redis && new VersionFence(redis, store, status, { log });
   fence?.start();
   if (fence) claimsChecked = sharedClaims(domains, fence, store, config.baseDomain, domainsVersion);
-  const metrics = createMetrics();
   // Rate limits and quotas: counted across instances in Redis when there is one (the echo's per-IP
   // limit in leases, without a round trip per request), else in this instance's memory.
   const windows = redis && !opts.limiter ? new SharedWindows(redis, { status, metrics, log }) : undefined;

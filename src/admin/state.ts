@@ -58,22 +58,27 @@ export async function putState(
 ): Promise<{ created: number; updated: number }> {
   if (items.length === 0) return { created: 0, updated: 0 }; // nothing to write, nothing to announce
   const limits = stateLimits(deps.config);
-  // The cap counts the items this call would add to those the endpoint holds.
-  const existing = await deps.store.readState(ep.name, items);
-  const known = new Set(existing.items.map((i) => stateId(i.type, i.key)));
-  const added = new Set(items.map((i) => stateId(i.type, i.key)).filter((id) => !known.has(id)));
-  if (existing.count + added.size > limits.maxItems)
-    throw validationError([
-      detail(
-        '/items',
-        `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
-      ),
-    ]);
-  const written = await deps.store.changeEndpoint(ep.name, (tx) =>
-    tx.putStateItems(ep.name, items, deps.now()),
-  );
+  // The cap counts the items this call would add to those the endpoint holds, read and written under
+  // the endpoint's lock: no request on any instance adds an item in between.
+  const done = await deps.store.withStateLock(ep.name, async (state) => {
+    const existing = await state.read(items);
+    const known = new Set(existing.items.map((i) => stateId(i.type, i.key)));
+    const added = new Set(items.map((i) => stateId(i.type, i.key)).filter((id) => !known.has(id)));
+    if (existing.count + added.size > limits.maxItems)
+      throw validationError([
+        detail(
+          '/items',
+          `An endpoint holds at most ${limits.maxItems} state items (it holds ${existing.count}; this adds ${added.size})`,
+        ),
+      ]);
+    return state.putMany(items, deps.now());
+  });
+  // The items are written under the state lock (its own transaction, so that requests changing state
+  // on any instance wait for it); the configuration version moves just after, before the answer.
+  // State is read from the store by every request, never cached, so no instance reads it stale.
+  const written = await deps.store.changeEndpoint(ep.name, () => Promise.resolve(done));
   await changed(deps, ep.name, 'state', written);
-  return written.result;
+  return done;
 }
 
 /** Deletes the listed items, or every item when `refs` is undefined; answers how many were deleted. */

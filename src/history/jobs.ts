@@ -13,13 +13,15 @@ export interface HistoryJobsOptions {
   log: Pick<FastifyBaseLogger, 'info' | 'error'>;
   now: () => number;
   retention: RetentionPolicy;
+  /** Whether this instance runs a job's tick (the leader of several instances); all run without one. */
+  lease?: (() => Promise<boolean>) | undefined;
 }
 
 /** Starts the retention and the purge; stop() stops both and waits for the runs in flight. */
 export function startHistoryJobs(opts: HistoryJobsOptions): Job {
   const jobs = [
-    startHistoryRetention(opts.store, opts.log, { now: opts.now, ...opts.retention }),
-    startHistoryPurge(opts.store, opts.log),
+    startHistoryRetention(opts.store, opts.log, { now: opts.now, ...opts.retention, lease: opts.lease }),
+    startHistoryPurge(opts.store, opts.log, { lease: opts.lease }),
   ];
   return {
     async stop() {

@@ -12,6 +12,8 @@ export interface HistoryPurgeOptions {
   intervalMs?: number;
   /** Entries per transaction: SQLite holds the process for them (about 30 ms per 500 on bench/history.ts). */
   chunk?: number;
+  /** Whether this instance looks for work now (the leader of several); it always does without one. */
+  lease?: (() => Promise<boolean>) | undefined;
 }
 
 /** The running purge: stop() stops looking for work and waits for the transaction under way. */
@@ -26,6 +28,7 @@ export function startHistoryPurge(
   return startJob({
     name: 'history purge',
     intervalMs: opts.intervalMs ?? 1000,
+    lease: opts.lease,
     log,
     run: async (signal) => {
       let total = 0;

@@ -48,6 +48,8 @@ export interface HistoryRetentionOptions extends RetentionPolicy {
   intervalMs?: number;
   /** The first pass, this long after start (5 s by default). */
   firstRunMs?: number;
+  /** Whether this instance runs the pass now (the leader of several); every pass runs without one. */
+  lease?: (() => Promise<boolean>) | undefined;
 }
 
 /** Starts the retention job; its stop() waits for a pass under way. */
@@ -60,6 +62,7 @@ export function startHistoryRetention(
     name: 'history retention',
     intervalMs: opts.intervalMs ?? 3_600_000,
     firstRunMs: opts.firstRunMs ?? 5_000,
+    lease: opts.lease,
     log,
     run: async () => {
       const n = await applyHistoryRetention(store, { ...opts, now: opts.now() });

@@ -3,7 +3,9 @@
  * `intervalMs`, never twice at once (a tick that finds the last run still going is skipped), and a
  * failing run is logged, not thrown: the next tick tries again. Its timers never keep the process
  * alive. `stop()` clears the timers, tells the run in flight through its AbortSignal, and waits for
- * it, so that whoever stops the jobs may then close what they use (the store).
+ * it, so that whoever stops the jobs may then close what they use (the store). With a `lease`, a tick
+ * runs only when the lease says this process may (the one instance of several that leads, SPEC §8);
+ * the others skip it.
  */
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -16,7 +18,13 @@ export interface JobOptions {
   firstRunMs?: number;
   /** One run. `signal` is aborted by stop(): a long run may end early. */
   run: (signal: AbortSignal) => Promise<void>;
-  log: Pick<FastifyBaseLogger, 'error'>;
+  /**
+   * Asked before each run: false skips the tick. Left out, every tick runs. It should not throw (a
+   * throw is logged as the run's failure).
+   */
+  lease?: (() => Promise<boolean>) | undefined;
+  /** `debug`, when given, hears each run start (`<name> run`). */
+  log: Pick<FastifyBaseLogger, 'error'> & Partial<Pick<FastifyBaseLogger, 'debug'>>;
 }
 
 export interface Job {
@@ -31,6 +39,9 @@ export function startJob(opts: JobOptions): Job {
 
   const once = async (): Promise<void> => {
     try {
+      if (opts.lease && !(await opts.lease())) return;
+      if (stopping.signal.aborted) return;
+      opts.log.debug?.({ job: opts.name }, `${opts.name} run`);
       await opts.run(stopping.signal);
     } catch (err) {
       opts.log.error({ err }, `${opts.name} failed`);

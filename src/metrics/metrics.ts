@@ -24,6 +24,8 @@ export interface Metrics {
   readonly rateLimitsShared: Gauge;
   /** Rate-limit hits counted in this instance's memory because Redis was unreachable. */
   readonly rateLimitLocalHits: Counter;
+  /** 1 while this instance runs the background jobs (the leader of those on one database), else 0. */
+  readonly jobsLeader: Gauge;
   /** Registers a function run before each scrape, to set the gauges it owns. */
   sample(fn: () => void | Promise<void>): void;
   /** The text exposition. */
@@ -79,6 +81,11 @@ export function createMetrics(opts: { processMetrics?: boolean } = {}): Metrics 
     rateLimitLocalHits: new Counter({
       name: 'mockingbird_rate_limit_local_hits_total',
       help: 'Rate-limit hits counted in this instance alone because Redis was unreachable',
+      registers: [registry],
+    }),
+    jobsLeader: new Gauge({
+      name: 'mockingbird_jobs_leader',
+      help: '1 while this instance runs the background jobs (the leader of the instances on one database)',
       registers: [registry],
     }),
     sample(fn: () => void | Promise<void>) {

@@ -11,9 +11,16 @@
  * StateSession); the changes the render made are then stored in one transaction, each as one atomic
  * statement, and the lock is let go, before any delay. A rule without state helpers takes none of this.
  * A template rendered after that moment (none is today) finds no state and notes so.
+ *
+ * The lock is two: this instance's (at most one request of an endpoint at a time goes on, so a
+ * thousand waiting requests hold no database connection) and, for templates that may change the
+ * state, the store's (Store.withStateLock: on PostgreSQL shared by several instances, the read, the
+ * render and the changes are one transaction under the endpoint's advisory lock, so that requests
+ * spread over instances each see a value no other request saw; elsewhere it adds nothing). Templates
+ * that only read take this instance's lock alone.
  */
 import type { Exchange, Outcome } from '../endpoint/index.js';
-import type { Json, Store } from '../store/index.js';
+import type { Json, LockedState, Store } from '../store/index.js';
 import { stateId, StateSession, type StateLimits, type StateLock } from '../state/index.js';
 import type { StateUse } from '../template/index.js';
 import type { CompiledRules } from './matcher.js';
@@ -42,7 +49,9 @@ export async function conditionState(
 /** What a rule's templates use of the state, merged over all of them. */
 export function mergeStateUse(uses: readonly StateUse[]): StateUse | undefined {
   if (uses.length === 0) return undefined;
-  return { refs: uses.flatMap((u) => u.refs), dynamic: uses.some((u) => u.dynamic) };
+  const merged: StateUse = { refs: uses.flatMap((u) => u.refs), dynamic: uses.some((u) => u.dynamic) };
+  if (uses.every((u) => u.readOnly)) merged.readOnly = true;
+  return merged;
 }
 
 export interface StateRun {
@@ -52,7 +61,7 @@ export interface StateRun {
   now: () => number;
 }
 
-/** Runs a rule's action whose templates use state: read, render, store, all under the endpoint's lock. */
+/** Runs a rule's action whose templates use state: read, render, store, all under the endpoint's locks. */
 export async function runWithState(
   s: StateRun,
   x: Exchange,
@@ -61,8 +70,8 @@ export async function runWithState(
 ): Promise<Outcome | undefined> {
   const endpoint = x.endpoint.record.name;
   let pending: Promise<Outcome | undefined> | undefined;
-  await s.lock.run(endpoint, async () => {
-    const snapshot = await s.store.readState(endpoint, use.dynamic ? 'all' : use.refs);
+  const render = async (state: Pick<LockedState, 'read' | 'apply'>): Promise<void> => {
+    const snapshot = await state.read(use.dynamic ? 'all' : use.refs);
     const session = new StateSession(snapshot, s.limits);
     sessions.set(x, session);
     try {
@@ -72,7 +81,15 @@ export async function runWithState(
     }
     // Handled here, awaited below: a failing action must not count as unhandled while the state is stored.
     pending.catch(() => undefined);
-    if (!session.failed) await s.store.applyState(endpoint, session.ops, s.now());
-  });
+    if (!session.failed) await state.apply(session.ops, s.now());
+  };
+  await s.lock.run(endpoint, () =>
+    use.readOnly
+      ? render({
+          read: (refs) => s.store.readState(endpoint, refs),
+          apply: (ops, now) => s.store.applyState(endpoint, ops, now),
+        })
+      : s.store.withStateLock(endpoint, render),
+  );
   return pending;
 }

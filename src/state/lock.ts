@@ -3,8 +3,9 @@
  * helpers reads the state, renders and stores its changes while it holds the endpoint's lock, so that
  * 1,000 requests incrementing one counter at once see 1 … 1,000, each a different value. The stored
  * values do not depend on the lock (every change is one atomic statement, store/state-table.ts); the
- * lock makes what each response shows exact. With several instances, a shared implementation (Redis,
- * SPEC §8) takes this one's place.
+ * lock makes what each response shows exact. It excludes nothing in another process: with several
+ * instances (PostgreSQL), the store's lock, taken inside this one, does (Store.withStateLock); this one
+ * still keeps an instance's waiting requests off the database's connections.
  */
 export interface StateLock {
   /** Runs `fn` once every earlier holder of `key` is done; no two run at once. */

@@ -2,11 +2,14 @@
  * Items of CRUD collections (the `crud` rule action, issue 13 part 3): one row per endpoint,
  * collection and item id, the item's JSON object as text. Writes that could pass a cap (items per
  * collection, items and bytes per endpoint, bytes per item) check it in the same transaction as the
- * write. On PostgreSQL two creations running at the same moment may each see room for one more and
- * pass a count cap by one each; the caps bound growth, they are not exact quotas.
+ * write. On PostgreSQL shared by several instances (`locks`), under the endpoint's advisory lock
+ * (LOCK_SPACE.crud), taken before the count is read: two creations on any instances never both see
+ * room for the last item. SQLite runs one transaction at a time and needs none; one instance on
+ * PostgreSQL may pass a count cap by one when two creations race. Ids are unique by the table's key.
  */
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
+import { LOCK_SPACE, lockForTransaction, type AdvisoryLocks } from './advisory.js';
 import type { Database } from './schema.js';
 import type { CrudCaps, CrudItem, CrudRefusal, JsonObject } from './types.js';
 
@@ -27,6 +30,8 @@ export class CrudTable {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: 'sqlite' | 'postgres',
+    /** PostgreSQL shared by several instances: capped writes hold the endpoint's advisory lock. */
+    private readonly locks: AdvisoryLocks | undefined = undefined,
   ) {}
 
   async list(
@@ -133,6 +138,7 @@ export class CrudTable {
     const size = Buffer.byteLength(data);
     if (size > caps.maxItemBytes) return { ok: false, why: 'too_large' };
     return this.db.transaction().execute(async (tx) => {
+      await this.lockCaps(tx, endpoint);
       if (await this.exists(tx, endpoint, collection, it.id)) return { ok: false, why: 'conflict' };
       const inCollection = await tx
         .selectFrom('crud_items')
@@ -186,8 +192,12 @@ export class CrudTable {
       const size = Buffer.byteLength(data);
       if (size > caps.maxItemBytes) return { ok: false, why: 'too_large' };
       const growth = size - Number(old.size);
-      if (growth > 0 && (await this.usage(tx, endpoint)).bytes + growth > caps.maxEndpointBytes)
-        return { ok: false, why: 'endpoint_full' };
+      if (growth > 0) {
+        // Holding the row already: the lock's holders never wait for a row, so no two wait on each other.
+        await this.lockCaps(tx, endpoint);
+        if ((await this.usage(tx, endpoint)).bytes + growth > caps.maxEndpointBytes)
+          return { ok: false, why: 'endpoint_full' };
+      }
       await tx
         .updateTable('crud_items')
         .set({ data, size, updated_at: at })
@@ -253,6 +263,11 @@ export class CrudTable {
   /** Drops every item of the endpoint (the endpoint is being deleted). */
   async deleteEndpoint(tx: Transaction<Database>, endpoint: string): Promise<void> {
     await tx.deleteFrom('crud_items').where('endpoint', '=', endpoint).execute();
+  }
+
+  /** With `locks`: holds the endpoint's caps until the transaction ends (the module header). */
+  private async lockCaps(tx: Transaction<Database>, endpoint: string): Promise<void> {
+    if (this.locks) await lockForTransaction(tx, LOCK_SPACE.crud, endpoint, this.locks.timeoutMs);
   }
 
   private async exists(tx: Transaction<Database>, endpoint: string, collection: string, id: string) {

@@ -6,4 +6,5 @@ export { decodeCursor } from './history-table.js';
 export { entryWeight } from './history-size.js';
 export { isStoreFull, isStoreUnavailable } from './unavailable.js';
 export { sqliteFile } from './open.js';
+export { DataDirInUse } from './data-dir-lock.js';
 export { watchDataFile } from './data-file-watch.js';

@@ -20,6 +20,8 @@ import {
   domainsVersionOf,
   swapMetaIn,
 } from './config-version.js';
+import type { PgLeader } from './leader.js';
+import type { AdvisoryLocks } from './advisory.js';
 import type {
   ApiKeyRecord,
   BlobMeta,
@@ -39,6 +41,7 @@ import type {
   HistoryFilter,
   HistoryTrim,
   JsonObject,
+  LockedState,
   MtlsCaRecord,
   MtlsCertRecord,
   NewHistoryEntry,
@@ -66,6 +69,10 @@ export class KyselyStore implements Store {
   private readonly state: StateTable;
   private readonly crud: CrudTable;
   private readonly mtls: MtlsTable;
+  /** What close() ends after the database: a lock on the data folder, the leader's connection. */
+  private readonly closers: (() => Promise<void> | void)[] = [];
+  /** Leadership among instances (PostgreSQL); without one this store's instance is the only one. */
+  private leader: PgLeader | undefined;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -80,12 +87,17 @@ export class KyselyStore implements Store {
       caps: { maxEntries: number; maxBytes: number },
       known: HistoryUsage | undefined,
     ) => Promise<HistoryUsage & { deleted: number }>,
+    /**
+     * PostgreSQL shared by several instances (REDIS_URL set): state and CRUD writes hold their
+     * endpoint's advisory lock (state-table.ts, crud-table.ts). One instance needs none.
+     */
+    instanceLocks?: AdvisoryLocks,
   ) {
     this.history = new HistoryTable(db, dialect, bulkInsert);
     this.blobs = new BlobTable(db, dialect);
     this.specs = new SpecTable(db);
-    this.state = new StateTable(db, dialect);
-    this.crud = new CrudTable(db, dialect);
+    this.state = new StateTable(db, dialect, instanceLocks);
+    this.crud = new CrudTable(db, dialect, instanceLocks);
     this.mtls = new MtlsTable(db, dialect);
   }
 
@@ -100,7 +112,23 @@ export class KyselyStore implements Store {
 
   async close(): Promise<void> {
     await this.beforeClose?.();
+    await this.leader?.close();
     await this.db.destroy();
+    for (const c of this.closers) await c();
+  }
+
+  /** Adds something close() ends once the database is closed. */
+  onClose(fn: () => Promise<void> | void): void {
+    this.closers.push(fn);
+  }
+
+  /** Leadership among the instances on this database (openPostgresStore). */
+  useLeader(leader: PgLeader): void {
+    this.leader = leader;
+  }
+
+  leads(): Promise<boolean> {
+    return this.leader ? this.leader.leads() : Promise.resolve(true);
   }
 
   // ---- meta and keys ----
@@ -529,6 +557,16 @@ export class KyselyStore implements Store {
 
   applyState(endpoint: string, ops: readonly StateOp[], now: number): Promise<void> {
     return this.state.apply(endpoint, ops, now);
+  }
+
+  withStateLock<T>(endpoint: string, fn: (state: LockedState) => Promise<T>): Promise<T> {
+    return this.state.locked(endpoint, (t) =>
+      fn({
+        read: (refs) => t.read(endpoint, refs),
+        apply: (ops, now) => t.apply(endpoint, ops, now),
+        putMany: (items, now) => t.putMany(endpoint, items, now),
+      }),
+    );
   }
 
   putStateItems(

@@ -14,6 +14,9 @@ import { configureSqlite, sqliteBulkInsert } from './sqlite-insert.js';
 import { BUSY_SLICE_MS, PatientSqliteDialect } from './sqlite-patience.js';
 import { HistoryInsertWorker } from './history-worker-client.js';
 import { fileRows, rowsOf } from './history-row.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { PgLeader } from './leader.js';
+import { ADVISORY_LOCKS, type AdvisoryLocks } from './advisory.js';
 import type { NewHistoryEntry } from './types.js';
 import { compileUserRegex, regexTest, type UserRegex } from '../regex/index.js';
 
@@ -67,19 +70,36 @@ function insertOnThisThread(db: SQLiteTypes.Database): (entries: NewHistoryEntry
   return (entries) => insert(rowsOf(entries), fileRows(entries));
 }
 
-/** Connects to PostgreSQL at `url`; throws a clear error when it cannot be reached. */
-export async function openPostgresStore(url: string): Promise<KyselyStore> {
+/**
+ * Connects to PostgreSQL at `url`; throws a clear error when it cannot be reached. `shared`: several
+ * instances use the database (REDIS_URL is set), so state and CRUD writes take its advisory locks,
+ * waiting for them as `locks` says (advisory.ts; 10 s).
+ * `leads()` tells which instance runs the background jobs (leader.ts), and `onLeaderChange` hears
+ * when this one starts or stops.
+ */
+export async function openPostgresStore(
+  url: string,
+  opts: { shared?: boolean; locks?: AdvisoryLocks; onLeaderChange?: (leads: boolean) => void } = {},
+): Promise<KyselyStore> {
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
   pool.on('error', () => {
     /* idle-client errors surface on the next query */
   });
-  const store = new KyselyStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+  const store = new KyselyStore(
+    new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    'postgres',
+    undefined,
+    undefined,
+    undefined,
+    opts.shared === true ? (opts.locks ?? ADVISORY_LOCKS) : undefined,
+  );
   try {
     await store.migrate();
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
   }
+  store.useLeader(new PgLeader(url, opts.onLeaderChange));
   return store;
 }
 
@@ -88,12 +108,33 @@ export function sqliteFile(dataDir: string): string {
   return join(dataDir, 'mockingbird.db');
 }
 
+/**
+ * The store the configuration names. The embedded one takes its data folder for this process first
+ * (data-dir-lock.ts: a second instance on it is refused with DataDirInUse) and lets it go on close().
+ */
 export async function openStore(opts: {
   dataDir: string;
   databaseUrl: string | undefined;
   storeBusyTimeout?: number;
+  /** Set: several instances coordinate through Redis, so they share the database (openPostgresStore). */
+  redisUrl?: string | undefined;
+  onLeaderChange?: (leads: boolean) => void;
 }): Promise<KyselyStore> {
-  if (opts.databaseUrl) return openPostgresStore(opts.databaseUrl);
+  if (opts.databaseUrl)
+    return openPostgresStore(opts.databaseUrl, {
+      shared: opts.redisUrl !== undefined && opts.redisUrl !== '',
+      ...(opts.onLeaderChange ? { onLeaderChange: opts.onLeaderChange } : {}),
+    });
   mkdirSync(opts.dataDir, { recursive: true });
-  return openSqliteStore(sqliteFile(opts.dataDir), { busyTimeoutMs: opts.storeBusyTimeout ?? 1000 });
+  const release = lockDataDir(opts.dataDir);
+  try {
+    const store = await openSqliteStore(sqliteFile(opts.dataDir), {
+      busyTimeoutMs: opts.storeBusyTimeout ?? 1000,
+    });
+    store.onClose(release);
+    return store;
+  } catch (err) {
+    release();
+    throw err;
+  }
 }

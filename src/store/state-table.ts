@@ -5,8 +5,16 @@
  * instance or several, never lose an update: no value is read, changed in JavaScript and written back.
  * Lists are kept as compact JSON text and changed as text (append) or with the dialect's JSON
  * functions that keep each element's text (pop), so that objects keep their key order.
+ *
+ * What a request shows of its changes (the counter's new value) is exact only if no other request of
+ * the endpoint reads between its read and its write: locked() holds the endpoint for that span. With
+ * `locks` (PostgreSQL shared by several instances) it is a transaction under the endpoint's advisory
+ * lock, which every multi-statement change of the state takes first too (so that two of them never
+ * wait on each other's rows); without (SQLite, or one instance), the caller's in-process lock does it
+ * and locked() adds nothing.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { LOCK_SPACE, lockForTransaction, type AdvisoryLocks } from './advisory.js';
 import type { Database } from './schema.js';
 import type { Json, StateItem, StateOp, StateQuery, StateRef, StateType } from './types.js';
 
@@ -28,7 +36,32 @@ export class StateTable {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: 'sqlite' | 'postgres',
+    /** PostgreSQL shared by several instances: changes are held by the endpoint's advisory lock. */
+    private readonly locks: AdvisoryLocks | undefined = undefined,
+    /** Set on the table locked() hands out: `db` is a transaction that holds the endpoint's lock. */
+    private readonly held = false,
   ) {}
+
+  /**
+   * Runs `fn` with the endpoint held against every other holder, on any instance: with `locks`, `fn`
+   * gets a table bound to one transaction that holds the endpoint's advisory lock (committed when
+   * `fn` resolves, rolled back when it throws); without, this table as it is.
+   */
+  async locked<T>(endpoint: string, fn: (table: StateTable) => Promise<T>): Promise<T> {
+    const locks = this.locks;
+    if (this.held || !locks) return fn(this);
+    return this.db.transaction().execute(async (tx) => {
+      await lockForTransaction(tx, LOCK_SPACE.state, endpoint, locks.timeoutMs);
+      return fn(new StateTable(tx, this.dialect, locks, true));
+    });
+  }
+
+  /** `fn` in one transaction; with `locks`, one that holds the endpoint's lock (locked()). */
+  private changing<T>(endpoint: string, fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (this.held) return fn(this.db);
+    if (this.locks) return this.locked(endpoint, (t) => fn(t.db));
+    return this.db.transaction().execute(fn);
+  }
 
   async list(endpoint: string): Promise<StateItem[]> {
     const rows = await this.db
@@ -102,7 +135,7 @@ export class StateTable {
     items: readonly Omit<StateItem, 'lastModified'>[],
     now: number,
   ): Promise<{ created: number; updated: number }> {
-    return this.db.transaction().execute(async (tx) => {
+    return this.changing(endpoint, async (tx) => {
       let created = 0;
       let updated = 0;
       const seen = new Set<string>();
@@ -122,9 +155,12 @@ export class StateTable {
           if (first) updated++;
           continue;
         }
+        // On PostgreSQL a request's single-statement change (no lock) may have created the item since
+        // the update found none: it is replaced all the same, not refused as a duplicate key.
         await tx
           .insertInto('state')
           .values({ endpoint, type: item.type, key: item.key, value, updated_at: now })
+          .onConflict((oc) => oc.columns(['endpoint', 'type', 'key']).doUpdateSet({ value, updated_at: now }))
           .execute();
         created++;
       }
@@ -138,7 +174,7 @@ export class StateTable {
 
   async deleteMany(endpoint: string, refs: readonly StateRef[]): Promise<number> {
     if (refs.length === 0) return 0;
-    return this.db.transaction().execute(async (tx) => {
+    return this.changing(endpoint, async (tx) => {
       let n = 0;
       for (const ref of refs) {
         const r = await tx
@@ -154,15 +190,21 @@ export class StateTable {
   }
 
   async deleteAll(endpoint: string): Promise<number> {
-    const r = await this.db.deleteFrom('state').where('endpoint', '=', endpoint).executeTakeFirst();
-    return Number(r.numDeletedRows);
+    const all = async (db: Kysely<Database>): Promise<number> => {
+      const r = await db.deleteFrom('state').where('endpoint', '=', endpoint).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    };
+    // On PostgreSQL the rows are locked one by one as they are found: under the endpoint's lock, so
+    // that a request's changes, holding some of them, never wait for this statement nor it for them.
+    return this.locks ? this.changing(endpoint, all) : all(this.db);
   }
 
   async apply(endpoint: string, ops: readonly StateOp[], now: number): Promise<void> {
     if (ops.length === 0) return;
-    // One change needs no transaction: its statement is atomic by itself (and a round trip shorter).
+    // One change needs no transaction: its statement is atomic by itself and locks one row (and it
+    // is a round trip shorter).
     if (ops.length === 1) return this.applyOne(this.db, endpoint, ops[0]!, now);
-    await this.db.transaction().execute(async (tx) => {
+    await this.changing(endpoint, async (tx) => {
       for (const op of ops) await this.applyOne(tx, endpoint, op, now);
     });
   }

@@ -227,6 +227,16 @@ export type StateOp =
   /** Removes a list's last value (nothing when it is empty or absent). */
   | { op: 'pop'; key: string };
 
+/** One endpoint's state as the holder of its lock reads and changes it (Store.withStateLock). */
+export interface LockedState {
+  read(refs: readonly StateRef[] | 'all'): Promise<{ items: StateItem[]; count: number }>;
+  apply(ops: readonly StateOp[], now: number): Promise<void>;
+  putMany(
+    items: readonly Omit<StateItem, 'lastModified'>[],
+    now: number,
+  ): Promise<{ created: number; updated: number }>;
+}
+
 /** A page of the state API's list (SPEC §4). */
 export interface StateQuery {
   type?: StateType;
@@ -521,6 +531,14 @@ export interface Store {
   ): Promise<{ items: StateItem[]; count: number }>;
   /** Applies changes in order, all or none. */
   applyState(endpoint: string, ops: readonly StateOp[], now: number): Promise<void>;
+  /**
+   * Runs `fn` with the endpoint's state held against every other holder on any instance, from its
+   * first read to its last change (PostgreSQL shared by several instances: one transaction under the
+   * endpoint's advisory lock, rolled back when `fn` throws). On SQLite, or PostgreSQL serving one
+   * instance (no REDIS_URL), nothing is held: the caller's in-process lock excludes, and `fn` reads
+   * and changes the state as the methods above do.
+   */
+  withStateLock<T>(endpoint: string, fn: (state: LockedState) => Promise<T>): Promise<T>;
   /** Upserts items in one transaction (a key given twice counts once, the last value wins). */
   putStateItems(
     endpoint: string,
@@ -575,6 +593,14 @@ export interface Store {
   /** Removes the endpoint's items created before `before` (every collection), `chunk` at a time. */
   deleteCrudItemsBefore(endpoint: string, before: number, chunk?: number): Promise<number>;
   // ---- end CRUD collections ----
+
+  /**
+   * Whether this instance may run the leader-only background jobs now (SPEC §8). PostgreSQL: while it
+   * holds the jobs' advisory lock on a connection of its own, which it tries to take when it does not
+   * (another instance holding it: false), and which PostgreSQL frees when that connection ends.
+   * SQLite, one instance: always true. Never throws: a database out of reach is false.
+   */
+  leads(): Promise<boolean>;
 
   insertTotp(rec: TotpRecord): Promise<void>;
   getTotp(id: string): Promise<TotpRecord | undefined>;

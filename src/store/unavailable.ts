@@ -1,12 +1,23 @@
 /**
  * Store faults that are not the request's doing: another process holding SQLite's write lock past the
- * busy timeout, PostgreSQL down, restarting or out of connections, and a full disk (SQLite's
+ * busy timeout, another instance holding an endpoint's PostgreSQL lock past its timeout (advisory.ts),
+ * PostgreSQL down, restarting or out of connections, and a full disk (SQLite's
  * SQLITE_FULL, the system's ENOSPC or EDQUOT, PostgreSQL's disk_full 53100). The error handler answers
  * them 503 `store_unavailable` with `Retry-After` instead of 500: the write may succeed once the lock
  * is released, the server is back or space is freed, and the client is not at fault.
  */
 const SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|FULL)/;
-const PG_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '53300']);
+// 55P03: a lock waited for past its timeout (advisory.ts: a holder out of reach).
+const PG_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '55P03',
+]);
 const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect/;
 const FULL_CODES = /^(SQLITE_FULL|ENOSPC|EDQUOT|53100)$/;
 

@@ -24,7 +24,10 @@ export async function totpRoutes(app: FastifyInstance, ctx: TotpDeps): Promise<v
   await app.register(async (scope) => totpApi(scope, ctx, box, qr));
 }
 
-/** Starts the background purge of unused secrets; its stop() waits for a pass under way. */
-export function startTotpJobs(ctx: PurgeDeps): Job {
-  return startTotpPurge(ctx);
+/**
+ * Starts the background purge of unused secrets; its stop() waits for a pass under way. With a
+ * `lease`, a pass runs only when it grants one (the leader of several instances).
+ */
+export function startTotpJobs(ctx: PurgeDeps, lease?: () => Promise<boolean>): Job {
+  return startTotpPurge(ctx, undefined, lease);
 }

@@ -22,12 +22,20 @@ export async function purgeUnusedTotp(ctx: PurgeDeps): Promise<number> {
   return removed;
 }
 
-/** Starts the purge: now, then every `intervalMs` (hourly), never keeping the process alive. */
-export function startTotpPurge(ctx: PurgeDeps, intervalMs = PURGE_INTERVAL_MS): Job {
+/**
+ * Starts the purge: now, then every `intervalMs` (hourly), never keeping the process alive; with a
+ * `lease`, only the ticks it grants run (the leader of several instances).
+ */
+export function startTotpPurge(
+  ctx: PurgeDeps,
+  intervalMs = PURGE_INTERVAL_MS,
+  lease?: () => Promise<boolean>,
+): Job {
   return startJob({
     name: 'TOTP purge',
     intervalMs,
     firstRunMs: 0,
+    lease,
     log: ctx.log,
     run: async () => {
       await purgeUnusedTotp(ctx);
