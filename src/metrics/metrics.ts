@@ -20,6 +20,10 @@ export interface Metrics {
   readonly dependencyUp: Gauge<'dependency'>;
   /** Requests forwarded to the instance holding their endpoint's tunnel, by outcome. */
   readonly tunnelHops: Counter<'outcome'>;
+  /** Live events this instance could deliver only to its own event streams (Redis unreachable). */
+  readonly eventsLocalOnly: Counter;
+  /** How far this instance's reader of the shared event stream is behind its last entry, in seconds. */
+  readonly eventStreamLag: Gauge;
   /** Registers a function run before each scrape, to set the gauges it owns. */
   sample(fn: () => void | Promise<void>): void;
   /** The text exposition. */
@@ -65,6 +69,16 @@ export function createMetrics(opts: { processMetrics?: boolean } = {}): Metrics 
       name: 'mockingbird_tunnel_hops_total',
       help: 'Requests forwarded to the instance holding their tunnel, by outcome',
       labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    eventsLocalOnly: new Counter({
+      name: 'mockingbird_events_local_only_total',
+      help: "Live events delivered to this instance's own event streams only (Redis unreachable)",
+      registers: [registry],
+    }),
+    eventStreamLag: new Gauge({
+      name: 'mockingbird_event_stream_lag_seconds',
+      help: "How far this instance's reader of the shared event stream is behind (0 when idle)",
       registers: [registry],
     }),
     sample(fn: () => void | Promise<void>) {
