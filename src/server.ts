@@ -54,7 +54,7 @@ import type { ConfigFileDeps } from './config-file/index.js';
 import { startBackgroundJobs, type BackgroundDeps } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 import { CalloutQueue, OutboundClient } from './outbound/index.js';
-import { DependencyStatus, RedisLink } from './cluster/index.js';
+import { DependencyStatus, RedisEventBus, RedisLink } from './cluster/index.js';
 import { createMetrics, type Metrics } from './metrics/index.js';
 
 /**
@@ -177,7 +177,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       })
     : undefined;
   const limiter = opts.limiter ?? new MemoryRateLimiter();
-  const events = opts.events ?? new MemoryEventBus();
+  const metrics = createMetrics();
+  const replay = { streamLength: config.eventStreamLength, replayMax: config.eventReplayMax };
+  const events =
+    opts.events ??
+    (redis
+      ? new RedisEventBus(redis, { ...replay, status, metrics, log })
+      : new MemoryEventBus({ length: replay.streamLength, replayMax: replay.replayMax }));
   const ctx: AppContext = {
     config,
     store,
@@ -215,7 +221,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     now: opts.now ?? Date.now,
     redis,
     status,
-    metrics: createMetrics(),
+    metrics,
   };
   publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
   // Every endpoint change a command announces drops the endpoint's cached entry (src/admin/).
