@@ -95,6 +95,9 @@ export class RedisEventBus implements EventBus {
   private lastReadAt = Date.now();
   private behindMs = 0;
   private readonly loop: Promise<void>;
+  private markStarted!: () => void;
+  /** Resolves once the reader knows where it starts (the stream's last entry when it started). */
+  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
 
   constructor(
     private readonly link: RedisLink,
@@ -133,7 +136,8 @@ export class RedisEventBus implements EventBus {
     if (!set) {
       this.local.set(endpoint, (set = new Set()));
       this.marks.watch(endpoint);
-      if (!this.closed) this.enqueue({ fields: listenFields(this.instance, endpoint), uid: 0, local: undefined });
+      if (!this.closed)
+        this.enqueue({ fields: listenFields(this.instance, endpoint), uid: 0, local: undefined });
     }
     set.add(listener);
     return () => {
@@ -166,7 +170,11 @@ export class RedisEventBus implements EventBus {
 
   /** How far the reader is behind the stream (ms, 0 when idle) and since when it last heard from Redis. */
   lag(): { behindMs: number; lastReadAgeMs: number; reading: boolean } {
-    return { behindMs: this.behindMs, lastReadAgeMs: Date.now() - this.lastReadAt, reading: !this.readerDown };
+    return {
+      behindMs: this.behindMs,
+      lastReadAgeMs: Date.now() - this.lastReadAt,
+      reading: !this.readerDown,
+    };
   }
 
   async replay(endpoint: string, lastId: string): Promise<Replay> {
@@ -208,6 +216,7 @@ export class RedisEventBus implements EventBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.retry);
     this.flush();
     await this.marks.close();
     this.reader.disconnect();
@@ -244,6 +253,12 @@ export class RedisEventBus implements EventBus {
       this.localOnly(items);
       return;
     }
+    if (this.cursor === undefined && !this.closed) {
+      // The reader starts after the stream's last entry: held until it knows where that is, so that
+      // this instance reads its own first entries too.
+      this.queue = items.concat(this.queue);
+      return;
+    }
     this.lost = false;
     const max = String(this.opts.streamLength);
     const p = this.link.client.pipeline();
@@ -265,8 +280,9 @@ export class RedisEventBus implements EventBus {
   }
 
   private outage = false;
+  private retry: NodeJS.Timeout | undefined;
 
-  /** Delivers what could not be appended to this instance's dashboards, without ids. */
+  /** Delivers what could not be appended to this instance's dashboards, without ids; the gap goes out once Redis answers. */
   private localOnly(items: Pending[]): void {
     for (const it of items) {
       if (!it.local) continue;
@@ -275,6 +291,14 @@ export class RedisEventBus implements EventBus {
       this.delivered.add(it.uid);
       if (this.delivered.size > MAX_DELIVERED) this.delivered.delete(this.delivered.values().next().value!);
       this.deliver(it.local);
+    }
+    if (this.lost && !this.retry && !this.closed) {
+      // Once Redis answers again the gap is appended, even if nothing else is published.
+      this.retry = setTimeout(() => {
+        this.retry = undefined;
+        if (this.lost) this.schedule();
+      }, 1000);
+      this.retry.unref();
     }
     if (this.lost && !this.outage) {
       this.outage = true;
@@ -296,8 +320,12 @@ export class RedisEventBus implements EventBus {
   private async read(): Promise<void> {
     while (!this.closed) {
       try {
-        if (this.cursor === undefined) this.cursor = await this.newest();
-        else if (this.readerDown) await this.resume(this.cursor);
+        if (this.reader.status !== 'ready') await this.readerReady();
+        if (this.cursor === undefined) {
+          this.cursor = await this.newest();
+          this.markStarted();
+          if (this.queue.length > 0) this.schedule();
+        } else if (this.readerDown) await this.resume(this.cursor);
         const res = (await this.reader.xread(
           'COUNT',
           PAGE,
@@ -315,6 +343,13 @@ export class RedisEventBus implements EventBus {
           this.readerDown = false;
           this.opts.status?.report('events', 'up');
         }
+        // A reader this far behind may have been overtaken by the trimming: entries after the cursor
+        // are all there only if the cursor's entry still is (the stream is trimmed from its oldest).
+        if (entries.length >= Math.min(PAGE, this.opts.streamLength) && this.cursor !== '0-0') {
+          const kept = await this.reader.xrange(this.key, this.cursor, this.cursor);
+          if (kept.length === 0)
+            this.resetAll(entries[0]![0], 'events were trimmed before this instance read them');
+        }
         for (const [id, fields] of entries) {
           this.cursor = id;
           const en = decodeEntry(fields);
@@ -322,6 +357,11 @@ export class RedisEventBus implements EventBus {
         }
       } catch (err) {
         if (this.closed) break;
+        if (this.cursor === undefined && this.queue.length > 0) {
+          const held = this.queue;
+          this.queue = [];
+          this.localOnly(held);
+        }
         if (!this.readerDown) {
           this.readerDown = true;
           this.opts.status?.report(
@@ -333,6 +373,19 @@ export class RedisEventBus implements EventBus {
         await new Promise((r) => setTimeout(r, 250).unref());
       }
     }
+  }
+
+  /** Resolves once the reader's connection is ready, or after a second (the next command then fails fast). */
+  private readerReady(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(t);
+        this.reader.off('ready', done);
+        resolve();
+      };
+      const t = setTimeout(done, 1000);
+      this.reader.once('ready', done);
+    });
   }
 
   /** The stream's last id, or `0-0` when there is none yet: where a starting reader begins. */
