@@ -334,7 +334,7 @@ export class RedisEventBus implements EventBus {
           'STREAMS',
           this.key,
           this.cursor,
-        )) as [string, StreamEntries][] | null;
+        ));
         this.lastReadAt = Date.now();
         const entries = res?.[0]?.[1] ?? [];
         this.behindMs = entries.length > 0 ? Math.max(0, Date.now() - idMs(entries.at(-1)![0])) : 0;
