@@ -339,10 +339,8 @@ export class RedisEventBus implements EventBus {
         const entries = res?.[0]?.[1] ?? [];
         this.behindMs = entries.length > 0 ? Math.max(0, Date.now() - idMs(entries.at(-1)![0])) : 0;
         this.opts.metrics?.eventStreamLag.set(this.behindMs / 1000);
-        if (this.readerDown) {
-          this.readerDown = false;
-          this.opts.status?.report('events', 'up');
-        }
+        this.readerDown = false;
+        this.opts.status?.report('events', 'up', `reader ${this.behindMs} ms behind the stream`);
         // A reader this far behind may have been overtaken by the trimming: entries after the cursor
         // are all there only if the cursor's entry still is (the stream is trimmed from its oldest).
         if (entries.length >= Math.min(PAGE, this.opts.streamLength) && this.cursor !== '0-0') {
