@@ -326,7 +326,7 @@ export class RedisEventBus implements EventBus {
           this.markStarted();
           if (this.queue.length > 0) this.schedule();
         } else if (this.readerDown) await this.resume(this.cursor);
-        const res = (await this.reader.xread(
+        const res = await this.reader.xread(
           'COUNT',
           PAGE,
           'BLOCK',
@@ -334,7 +334,7 @@ export class RedisEventBus implements EventBus {
           'STREAMS',
           this.key,
           this.cursor,
-        ));
+        );
         this.lastReadAt = Date.now();
         const entries = res?.[0]?.[1] ?? [];
         this.behindMs = entries.length > 0 ? Math.max(0, Date.now() - idMs(entries.at(-1)![0])) : 0;

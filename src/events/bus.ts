@@ -67,8 +67,7 @@ export type ChangeListener = (c: EndpointChange) => void;
  * dashboard stands once it has them (the last event's id, or the bus's position for a reset).
  */
 export type Replay =
-  | { reset: false; events: MockEvent[] }
-  | { reset: true; id: string | undefined; reason: string };
+  { reset: false; events: MockEvent[] } | { reset: true; id: string | undefined; reason: string };
 
 /** The shape of an event id: two integers joined by `-` (a Redis stream id, or the memory bus's). */
 export const EVENT_ID = /^(\d{1,20})-(\d{1,20})$/;

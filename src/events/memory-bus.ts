@@ -6,14 +6,7 @@
  * replayed: an event published while nobody listened to its endpoint, or one a publisher skipped
  * because `isListening` said no, makes a resume from before it a reset.
  */
-import type {
-  ChangeListener,
-  EndpointChange,
-  EventBus,
-  EventListener,
-  MockEvent,
-  Replay,
-} from './bus.js';
+import type { ChangeListener, EndpointChange, EventBus, EventListener, MockEvent, Replay } from './bus.js';
 import { EVENT_ID } from './bus.js';
 
 export interface MemoryEventBusOptions {
@@ -54,7 +47,12 @@ export class MemoryEventBus implements EventBus {
       this.skip(e.endpoint);
       return;
     }
-    const ev: MockEvent = { endpoint: e.endpoint, name: e.name, data: e.data, id: `${this.boot}-${++this.seq}` };
+    const ev: MockEvent = {
+      endpoint: e.endpoint,
+      name: e.name,
+      data: e.data,
+      id: `${this.boot}-${++this.seq}`,
+    };
     this.keep(ev);
     for (const l of [...set]) {
       try {
