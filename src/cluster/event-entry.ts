@@ -79,6 +79,19 @@ export function decodeEntry(fields: string[]): Entry | undefined {
   }
 }
 
+/** The event an entry carries, with its data parsed; undefined for an entry without one. */
+export function entryEvent(en: Entry, id: string): MockEvent | undefined {
+  const carried = en.kind === 'event' ? en : en.kind === 'change' ? en.notice : undefined;
+  if (!carried || en.kind === 'listen' || en.kind === 'gap') return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(carried.data);
+  } catch {
+    return undefined;
+  }
+  return { endpoint: en.endpoint, name: carried.name, data, id };
+}
+
 /** The milliseconds part of a stream id (`<ms>-<n>`). */
 export function idMs(id: string): number {
   return Number(id.slice(0, id.indexOf('-')));

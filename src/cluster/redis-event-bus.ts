@@ -14,10 +14,8 @@
  * - The reader's state and lag are reported as `events` in the dependency status.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import {
-  EVENT_ID,
   type ChangeListener,
   type EndpointChange,
   type EventBus,
@@ -31,13 +29,15 @@ import type { DependencyStatus } from './status.js';
 import {
   changeFields,
   decodeEntry,
+  entryEvent,
   eventFields,
   gapFields,
-  idMs,
   listenFields,
   type Entry,
 } from './event-entry.js';
 import { ListenMarks } from './listen-marks.js';
+import { replayStream } from './event-replay.js';
+import { StreamReader } from './stream-reader.js';
 
 export interface RedisEventBusOptions {
   /** Entries the stream keeps, about (EVENT_STREAM_LENGTH). */
@@ -57,8 +57,6 @@ export interface RedisEventBusOptions {
   markRefreshMs?: number;
 }
 
-/** A stream page when replaying. */
-const PAGE = 500;
 /** Own entries delivered here already (Redis answered late or not at all), remembered at most. */
 const MAX_DELIVERED = 10_000;
 
@@ -69,8 +67,6 @@ interface Pending {
   local: MockEvent | undefined;
 }
 
-type StreamEntries = [id: string, fields: string[]][];
-
 export class RedisEventBus implements EventBus {
   /** This instance, as written in its entries. */
   readonly instance = randomUUID();
@@ -78,8 +74,9 @@ export class RedisEventBus implements EventBus {
   private readonly local = new Map<string, Set<EventListener>>();
   private readonly changeListeners = new Set<ChangeListener>();
   private readonly marks: ListenMarks;
-  private readonly reader: Redis;
-  private readonly blockMs: number;
+  private readonly reader: StreamReader;
+  /** Resolves once the reader knows where it starts (the stream's last entry when it started). */
+  readonly started: Promise<void>;
   private readonly refreshMs: number;
   private queue: Pending[] = [];
   private scheduled = false;
@@ -89,15 +86,6 @@ export class RedisEventBus implements EventBus {
   /** An event went to this instance's dashboards only since the last gap entry. */
   private lost = false;
   private closed = false;
-  /** The last stream id read; undefined until the reader has started. */
-  private cursor: string | undefined;
-  private readerDown = false;
-  private lastReadAt = Date.now();
-  private behindMs = 0;
-  private readonly loop: Promise<void>;
-  private markStarted!: () => void;
-  /** Resolves once the reader knows where it starts (the stream's last entry when it started). */
-  readonly started = new Promise<void>((resolve) => (this.markStarted = resolve));
 
   constructor(
     private readonly link: RedisLink,
@@ -105,20 +93,37 @@ export class RedisEventBus implements EventBus {
   ) {
     const prefix = opts.prefix ?? 'mockingbird:';
     this.key = `${prefix}events`;
-    this.blockMs = opts.blockMs ?? 2000;
     this.refreshMs = opts.markRefreshMs ?? 1000;
     this.marks = new ListenMarks(
       () => link.client,
       { marks: `${prefix}events:marks`, since: `${prefix}events:since` },
       { ttlMs: opts.markTtlMs ?? 30_000, refreshMs: this.refreshMs },
     );
+    const blockMs = opts.blockMs ?? 2000;
     // A blocked XREAD answers within blockMs; one unanswered well past that is a stalled Redis.
-    this.reader = link.duplicate(this.blockMs + 1500);
+    this.reader = new StreamReader(link.duplicate(blockMs + 1500), {
+      key: this.key,
+      streamLength: opts.streamLength,
+      blockMs,
+      ...(opts.status ? { status: opts.status } : {}),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
+      onEntry: (id, fields) => {
+        const en = decodeEntry(fields);
+        if (en) this.handle(en, id);
+      },
+      onLoss: (id, reason) => this.resetAll(id, reason),
+      onStartFailed: () => {
+        const held = this.queue;
+        this.queue = [];
+        this.localOnly(held);
+      },
+    });
+    this.started = this.reader.started.then(() => {
+      if (this.queue.length > 0) this.schedule();
+    });
     link.client.on('ready', () => {
       if (this.lost) this.schedule();
     });
-    opts.metrics?.eventStreamLag.set(0);
-    this.loop = this.read();
   }
 
   publish(e: MockEvent): void {
@@ -170,47 +175,16 @@ export class RedisEventBus implements EventBus {
 
   /** How far the reader is behind the stream (ms, 0 when idle) and since when it last heard from Redis. */
   lag(): { behindMs: number; lastReadAgeMs: number; reading: boolean } {
-    return {
-      behindMs: this.behindMs,
-      lastReadAgeMs: Date.now() - this.lastReadAt,
-      reading: !this.readerDown,
-    };
+    return this.reader.lag();
   }
 
-  async replay(endpoint: string, lastId: string): Promise<Replay> {
-    if (!EVENT_ID.test(lastId)) return { reset: true, id: undefined, reason: 'not an event id' };
-    const c = this.link.client;
-    try {
-      const [found, newest] = await Promise.all([
-        c.xrange(this.key, lastId, lastId),
-        c.xrevrange(this.key, '+', '-', 'COUNT', 1),
-      ]);
-      const here = newest[0]?.[0];
-      if (found.length === 0) return { reset: true, id: here, reason: 'older than the event stream keeps' };
-      // Instances hear of a new mark within a beat; events of the endpoint before that may be unbuilt.
-      const since = await this.marks.since(endpoint);
-      if (since === undefined || since > idMs(lastId) - 2 * this.refreshMs)
-        return { reset: true, id: here, reason: 'events were not kept while nobody listened' };
-      const events: MockEvent[] = [];
-      let from = `(${lastId}`;
-      for (;;) {
-        const page = (await c.xrange(this.key, from, '+', 'COUNT', PAGE)) as StreamEntries;
-        for (const [id, fields] of page) {
-          const en = decodeEntry(fields);
-          if (en?.kind === 'gap') return { reset: true, id: here, reason: 'events were lost to an outage' };
-          const e = en && this.eventOf(en, id);
-          if (!e || e.endpoint !== endpoint) continue;
-          if (events.length === this.opts.replayMax)
-            return { reset: true, id: here, reason: `more than ${this.opts.replayMax} events missed` };
-          events.push(e);
-        }
-        if (page.length < PAGE) break;
-        from = `(${page[page.length - 1]![0]}`;
-      }
-      return { reset: false, events };
-    } catch {
-      return { reset: true, id: undefined, reason: 'Redis unreachable' };
-    }
+  replay(endpoint: string, lastId: string): Promise<Replay> {
+    return replayStream(this.link.client, this.key, endpoint, lastId, {
+      replayMax: this.opts.replayMax,
+      markSince: (ep) => this.marks.since(ep),
+      // Instances hear of a new mark within a beat of the marks.
+      settleMs: 2 * this.refreshMs,
+    });
   }
 
   async close(): Promise<void> {
@@ -219,8 +193,7 @@ export class RedisEventBus implements EventBus {
     clearTimeout(this.retry);
     this.flush();
     await this.marks.close();
-    this.reader.disconnect();
-    await this.loop;
+    await this.reader.close();
     this.local.clear();
     this.changeListeners.clear();
   }
@@ -253,7 +226,7 @@ export class RedisEventBus implements EventBus {
       this.localOnly(items);
       return;
     }
-    if (this.cursor === undefined && !this.closed) {
+    if (!this.reader.isStarted && !this.closed) {
       // The reader starts after the stream's last entry: held until it knows where that is, so that
       // this instance reads its own first entries too.
       this.queue = items.concat(this.queue);
@@ -317,99 +290,6 @@ export class RedisEventBus implements EventBus {
 
   // ---- reading ----
 
-  private async read(): Promise<void> {
-    while (!this.closed) {
-      try {
-        if (this.reader.status !== 'ready') await this.readerReady();
-        if (this.cursor === undefined) {
-          this.cursor = await this.newest();
-          this.markStarted();
-          if (this.queue.length > 0) this.schedule();
-        } else if (this.readerDown) await this.resume(this.cursor);
-        const res = await this.reader.xread(
-          'COUNT',
-          PAGE,
-          'BLOCK',
-          this.blockMs,
-          'STREAMS',
-          this.key,
-          this.cursor,
-        );
-        this.lastReadAt = Date.now();
-        const entries = res?.[0]?.[1] ?? [];
-        this.behindMs = entries.length > 0 ? Math.max(0, Date.now() - idMs(entries.at(-1)![0])) : 0;
-        this.opts.metrics?.eventStreamLag.set(this.behindMs / 1000);
-        this.readerDown = false;
-        this.opts.status?.report('events', 'up', `reader ${this.behindMs} ms behind the stream`);
-        // A reader this far behind may have been overtaken by the trimming: entries after the cursor
-        // are all there only if the cursor's entry still is (the stream is trimmed from its oldest).
-        if (entries.length >= Math.min(PAGE, this.opts.streamLength) && this.cursor !== '0-0') {
-          const kept = await this.reader.xrange(this.key, this.cursor, this.cursor);
-          if (kept.length === 0)
-            this.resetAll(entries[0]![0], 'events were trimmed before this instance read them');
-        }
-        for (const [id, fields] of entries) {
-          this.cursor = id;
-          const en = decodeEntry(fields);
-          if (en) this.handle(en, id);
-        }
-      } catch (err) {
-        if (this.closed) break;
-        if (this.cursor === undefined && this.queue.length > 0) {
-          const held = this.queue;
-          this.queue = [];
-          this.localOnly(held);
-        }
-        if (!this.readerDown) {
-          this.readerDown = true;
-          this.opts.status?.report(
-            'events',
-            'degraded',
-            `event stream unreadable (${(err as Error).message}): dashboards get this instance's events only`,
-          );
-        }
-        await new Promise((r) => setTimeout(r, 250).unref());
-      }
-    }
-  }
-
-  /** Resolves once the reader's connection is ready, or after a second (the next command then fails fast). */
-  private readerReady(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(t);
-        this.reader.off('ready', done);
-        resolve();
-      };
-      const t = setTimeout(done, 1000);
-      this.reader.once('ready', done);
-    });
-  }
-
-  /** The stream's last id, or `0-0` when there is none yet: where a starting reader begins. */
-  private async newest(): Promise<string> {
-    const last = await this.reader.xrevrange(this.key, '+', '-', 'COUNT', 1);
-    this.opts.status?.report('events', 'up');
-    return last[0]?.[0] ?? '0-0';
-  }
-
-  /**
-   * Back after an outage: entries after the cursor are still there unless the stream was trimmed past
-   * it or lost (Redis restarted empty); then the dashboards missed some and are reset.
-   */
-  private async resume(cursor: string): Promise<void> {
-    if (cursor === '0-0') return;
-    const [found, newest] = await Promise.all([
-      this.reader.xrange(this.key, cursor, cursor),
-      this.reader.xrevrange(this.key, '+', '-', 'COUNT', 1),
-    ]);
-    if (found.length > 0) return;
-    const last = newest[0]?.[0];
-    this.resetAll(last, 'events were lost while the event stream was unreadable');
-    // A stream made again by a Redis whose clock is behind ours: read it from its start.
-    if (last === undefined || idMs(last) < idMs(cursor)) this.cursor = '0-0';
-  }
-
   private handle(en: Entry, id: string): void {
     switch (en.kind) {
       case 'listen':
@@ -435,21 +315,8 @@ export class RedisEventBus implements EventBus {
     }
     if (en.origin === this.instance && this.delivered.delete(en.uid)) return;
     if (!this.local.has(en.endpoint)) return;
-    const e = this.eventOf(en, id);
+    const e = entryEvent(en, id);
     if (e) this.deliver(e);
-  }
-
-  /** The event an entry carries, with its data parsed; undefined for an entry without one. */
-  private eventOf(en: Entry, id: string): MockEvent | undefined {
-    const carried = en.kind === 'event' ? en : en.kind === 'change' ? en.notice : undefined;
-    if (!carried || en.kind === 'listen' || en.kind === 'gap') return undefined;
-    let data: unknown;
-    try {
-      data = JSON.parse(carried.data);
-    } catch {
-      return undefined;
-    }
-    return { endpoint: en.endpoint, name: carried.name, data, id };
   }
 
   private deliver(e: MockEvent): void {
