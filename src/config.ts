@@ -53,6 +53,10 @@ export interface Config {
   sseMaxBuffered: number;
   /** Bytes all event streams' readers may leave unread together; past it the furthest behind are reset. */
   sseMaxBufferedTotal: number;
+  /** Live events kept for dashboards that reconnect: the Redis stream's length (about), or this instance's memory without Redis. */
+  eventStreamLength: number;
+  /** Most events one reconnecting dashboard is sent; one that missed more is reset (it reloads). */
+  eventReplayMax: number;
   /** On SIGTERM, requests still open after this many ms are cut, and the history is flushed anyway. */
   shutdownTimeout: number;
   /** Extra header names stored, published and logged redacted, beside the built-in sensitive ones. */
@@ -493,6 +497,26 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'bytes all event stream readers may leave unread together (the furthest behind are cut past it)',
     default: 64 * MB,
     parse: int(1024, 2 ** 40),
+  },
+  // A dashboard that reconnects with Last-Event-ID gets what it missed from these (issue 33, item 2):
+  // with REDIS_URL the shared stream (entries of every instance, Redis memory), else this instance's
+  // memory (events of endpoints someone listens to). Each kept event is its data, a summary of about a
+  // kilobyte for request.created.
+  {
+    key: 'eventStreamLength',
+    env: 'EVENT_STREAM_LENGTH',
+    flag: 'event-stream-length',
+    help: 'live events kept for dashboards that reconnect (Redis stream length, or memory without Redis)',
+    default: 10_000,
+    parse: int(10, 10_000_000),
+  },
+  {
+    key: 'eventReplayMax',
+    env: 'EVENT_REPLAY_MAX',
+    flag: 'event-replay-max',
+    help: 'most events sent to one reconnecting dashboard (one that missed more is told to reload)',
+    default: 1000,
+    parse: int(0, 1_000_000),
   },
   {
     key: 'shutdownTimeout',

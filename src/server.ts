@@ -67,6 +67,7 @@ import { CalloutQueue, OutboundClient } from './outbound/index.js';
 import {
   DependencyStatus,
   LeasedRateLimiter,
+  RedisEventBus,
   RedisLink,
   SharedRateLimiter,
   SharedWindows,
@@ -233,7 +234,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const windows = redis && !opts.limiter ? new SharedWindows(redis, { status, metrics, log }) : undefined;
   const limiter = opts.limiter ?? (windows ? new SharedRateLimiter(windows) : new MemoryRateLimiter());
   const echoLimiter = windows ? new LeasedRateLimiter(windows) : limiter;
-  const events = opts.events ?? new MemoryEventBus();
+  const replay = { streamLength: config.eventStreamLength, replayMax: config.eventReplayMax };
+  const events =
+    opts.events ??
+    (redis
+      ? new RedisEventBus(redis, { ...replay, status, metrics, log })
+      : new MemoryEventBus({ length: replay.streamLength, replayMax: replay.replayMax }));
   const ctx: AppContext = {
     config,
     store,

@@ -16,6 +16,11 @@ import type { SseHub } from './sse-hub.js';
 export const HEARTBEAT_MS = 15_000;
 /** Reconnection delay suggested to EventSource clients. */
 export const RETRY_MS = 3000;
+/**
+ * Reconnection delay suggested as a stream is closed by a server shutting down: the browser comes
+ * back at once, to another instance behind the load balancer.
+ */
+export const CLOSE_RETRY_MS = 1000;
 /** Bytes a client may leave unread before its connection is destroyed (SSE_MAX_BUFFERED's default). */
 export const MAX_BUFFERED = 256 * 1024;
 
@@ -35,8 +40,11 @@ export interface SseStream {
   send(event: string, data: unknown): boolean;
   /** Writes an event already serialised (eventFrame: one Buffer shared by every stream); false once closed. */
   sendFrame(frame: Buffer): boolean;
-  /** Ends the stream (idempotent): cleanly if the reader has read everything, else by destroying it. */
-  close(): void;
+  /**
+   * Ends the stream (idempotent): cleanly if the reader has read everything, else by destroying it.
+   * `retryMs`: a last `retry:` line, the reconnection delay the client uses next.
+   */
+  close(opts?: { retryMs?: number }): void;
   readonly closed: boolean;
   /** Called once when the stream ends, whoever ended it. */
   onClose(fn: () => void): void;
@@ -136,13 +144,13 @@ export function openSse(res: ServerResponse, opts: SseOptions = {}): SseStream {
   return {
     send: (event, data) => write(sseFrame(event, data)),
     sendFrame: write,
-    close() {
+    close(closeOpts) {
       if (closed) return;
       // Ending politely behind unread bytes would hold the server's shutdown until the reader reads.
       if (unread() > 0) cut();
       else {
         release();
-        res.end();
+        res.end(closeOpts?.retryMs === undefined ? undefined : `retry: ${closeOpts.retryMs}\n\n`);
       }
     },
     get closed() {

@@ -14,3 +14,4 @@ export {
   type SharedVersion,
   type VersionFenceOptions,
 } from './version-fence.js';
+export { RedisEventBus, type RedisEventBusOptions } from './redis-event-bus.js';

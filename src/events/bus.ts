@@ -17,6 +17,7 @@ export const EVENT_NAMES = [
   'settings.updated',
   'tunnel.connected',
   'tunnel.disconnected',
+  'reset',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
@@ -25,6 +26,12 @@ export interface MockEvent {
   endpoint: string;
   name: EventName;
   data: unknown;
+  /**
+   * Where the event stands in the bus's sequence (`<a>-<b>`, two integers), set by the bus on the
+   * events it delivers: an event stream's `id:`, from which a dashboard resumes (`replay`). An event a
+   * shared bus could only deliver on this instance (Redis unreachable) has none.
+   */
+  id?: string;
 }
 
 export type EventListener = (e: MockEvent) => void;
@@ -53,6 +60,25 @@ export interface EndpointChange {
 
 export type ChangeListener = (c: EndpointChange) => void;
 
+/**
+ * What a dashboard that resumes after `lastId` gets: the events of its endpoint it missed, oldest
+ * first, or a reset when the bus can no longer tell them all (trimmed, published while nobody
+ * listened, lost to an outage, too many): the dashboard then reloads what it shows. `id` is where the
+ * dashboard stands once it has them (the last event's id, or the bus's position for a reset).
+ */
+export type Replay =
+  { reset: false; events: MockEvent[] } | { reset: true; id: string | undefined; reason: string };
+
+/** The shape of an event id: two integers joined by `-` (a Redis stream id, or the memory bus's). */
+export const EVENT_ID = /^(\d{1,20})-(\d{1,20})$/;
+
+/** Whether event id `a` comes after `b` in the bus's sequence (both of the EVENT_ID shape). */
+export function idAfter(a: string, b: string): boolean {
+  const [a1 = 0n, a2 = 0n] = a.split('-').map((x) => BigInt(x));
+  const [b1 = 0n, b2 = 0n] = b.split('-').map((x) => BigInt(x));
+  return a1 !== b1 ? a1 > b1 : a2 > b2;
+}
+
 export interface EventBus {
   publish(e: MockEvent): void;
   /**
@@ -70,57 +96,11 @@ export interface EventBus {
   publishChange(c: EndpointChange): void;
   /** Listens to the changes of every endpoint; returns the unsubscribe function. */
   subscribeChanges(listener: ChangeListener): () => void;
+  /**
+   * The endpoint's events after `lastId` (an id this bus gave, EVENT_ID shape), for a dashboard that
+   * reconnects with `Last-Event-ID`; never rejects (what it cannot answer is a reset). The caller
+   * subscribes first, so that nothing falls between the replay and the live events.
+   */
+  replay(endpoint: string, lastId: string): Promise<Replay>;
   close(): Promise<void>;
-}
-
-export class MemoryEventBus implements EventBus {
-  private readonly listeners = new Map<string, Set<EventListener>>();
-  private readonly changeListeners = new Set<ChangeListener>();
-
-  publish(e: MockEvent): void {
-    const set = this.listeners.get(e.endpoint);
-    if (!set) return;
-    for (const l of [...set]) {
-      try {
-        l(e);
-      } catch {
-        /* one broken listener must not stop the others */
-      }
-    }
-  }
-
-  isListening(endpoint: string): boolean {
-    return this.listeners.has(endpoint);
-  }
-
-  subscribe(endpoint: string, listener: EventListener): () => void {
-    let set = this.listeners.get(endpoint);
-    if (!set) this.listeners.set(endpoint, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(endpoint);
-    };
-  }
-
-  publishChange(c: EndpointChange): void {
-    for (const l of [...this.changeListeners]) {
-      try {
-        l(c);
-      } catch {
-        /* one broken listener must not stop the others */
-      }
-    }
-    if (c.notice) this.publish({ endpoint: c.endpoint, name: c.notice.name, data: c.notice.data });
-  }
-
-  subscribeChanges(listener: ChangeListener): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
-  }
-
-  async close(): Promise<void> {
-    this.listeners.clear();
-    this.changeListeners.clear();
-  }
 }

@@ -1,8 +1,9 @@
 /** Public surface of live events. */
 export {
-  MemoryEventBus,
   EVENT_NAMES,
   CHANGE_KINDS,
+  EVENT_ID,
+  idAfter,
   type ChangeKind,
   type ChangeListener,
   type EndpointChange,
@@ -10,4 +11,6 @@ export {
   type EventName,
   type MockEvent,
   type EventListener,
+  type Replay,
 } from './bus.js';
+export { MemoryEventBus, type MemoryEventBusOptions } from './memory-bus.js';

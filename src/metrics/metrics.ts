@@ -26,6 +26,10 @@ export interface Metrics {
   readonly rateLimitLocalHits: Counter;
   /** 1 while this instance runs the background jobs (the leader of those on one database), else 0. */
   readonly jobsLeader: Gauge;
+  /** Live events this instance could deliver only to its own event streams (Redis unreachable). */
+  readonly eventsLocalOnly: Counter;
+  /** How far this instance's reader of the shared event stream is behind its last entry, in seconds. */
+  readonly eventStreamLag: Gauge;
   /** Registers a function run before each scrape, to set the gauges it owns. */
   sample(fn: () => void | Promise<void>): void;
   /** The text exposition. */
@@ -86,6 +90,16 @@ export function createMetrics(opts: { processMetrics?: boolean } = {}): Metrics 
     jobsLeader: new Gauge({
       name: 'mockingbird_jobs_leader',
       help: '1 while this instance runs the background jobs (the leader of the instances on one database)',
+      registers: [registry],
+    }),
+    eventsLocalOnly: new Counter({
+      name: 'mockingbird_events_local_only_total',
+      help: "Live events delivered to this instance's own event streams only (Redis unreachable)",
+      registers: [registry],
+    }),
+    eventStreamLag: new Gauge({
+      name: 'mockingbird_event_stream_lag_seconds',
+      help: "How far this instance's reader of the shared event stream is behind (0 when idle)",
       registers: [registry],
     }),
     sample(fn: () => void | Promise<void>) {

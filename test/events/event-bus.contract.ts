@@ -1,16 +1,24 @@
 /**
- * The behaviour every EventBus implementation shares (in-memory today, Redis to come): one suite, run
+ * The behaviour every EventBus implementation shares (in memory, and Redis: event-bus.redis.test.ts): one suite, run
  * by a tiny file per implementation. Delivery may be asynchronous on a shared bus, so the suite waits
  * for events rather than assuming they arrive during publish().
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EndpointChange, EventBus, MockEvent } from '../../src/events/index.js';
+import {
+  EVENT_ID,
+  idAfter,
+  type EndpointChange,
+  type EventBus,
+  type MockEvent,
+} from '../../src/events/index.js';
 import { until } from '../helpers/until.js';
 
 export interface EventBusContractOptions {
   /** A bus shared between instances cannot know whether anyone listens elsewhere: it answers true. */
   alwaysListening?: boolean;
+  /** How long a listener must have listened before a resume from its events is served (ms). */
+  resumableAfterMs?: number;
 }
 
 export function eventBusContract(
@@ -121,6 +129,59 @@ export function eventBusContract(
         bus.publishChange({ endpoint: ep, what: 'state' });
         await new Promise((r) => setTimeout(r, 20));
         assert.equal(changes.length, 2, 'unsubscribed');
+      });
+    });
+
+    void it('delivered events have ids, in increasing order', async () => {
+      await withBus(async (bus) => {
+        const ep = endpoint();
+        const got: MockEvent[] = [];
+        bus.subscribe(ep, (e) => got.push(e));
+        for (let i = 0; i < 3; i++) bus.publish({ endpoint: ep, name: 'rule.created', data: { i } });
+        bus.publishChange({ endpoint: ep, what: 'rules', notice: { name: 'rule.deleted', data: {} } });
+        await until(() => got.length === 4);
+        const ids = got.map((e) => e.id!);
+        for (const id of ids) assert.match(id, EVENT_ID);
+        for (let i = 1; i < ids.length; i++)
+          assert.ok(idAfter(ids[i]!, ids[i - 1]!), `${ids[i]} after ${ids[i - 1]}`);
+      });
+    });
+
+    void it('a resume from an event id gets the later events of its endpoint, exactly once', async () => {
+      await withBus(async (bus) => {
+        const ep = endpoint();
+        const other = endpoint();
+        const stays: MockEvent[] = [];
+        bus.subscribe(ep, (e) => stays.push(e));
+        bus.subscribe(other, () => undefined);
+        await new Promise((r) => setTimeout(r, opts.resumableAfterMs ?? 0));
+        const leaves: MockEvent[] = [];
+        const off = bus.subscribe(ep, (e) => leaves.push(e));
+        for (let i = 0; i < 3; i++) bus.publish({ endpoint: ep, name: 'rule.created', data: { i } });
+        await until(() => leaves.length === 3);
+        off();
+        for (let i = 3; i < 6; i++) {
+          bus.publish({ endpoint: ep, name: 'rule.created', data: { i } });
+          bus.publish({ endpoint: other, name: 'rule.created', data: { i } });
+        }
+        await until(() => stays.length === 6);
+        const r = await bus.replay(ep, leaves[2]!.id!);
+        assert.equal(r.reset, false, JSON.stringify(r));
+        assert.deepEqual(
+          r.reset ? [] : r.events.map((e) => [e.endpoint, e.id, e.data]),
+          stays.slice(3).map((e) => [ep, e.id, e.data]),
+        );
+        const latest = await bus.replay(ep, stays[5]!.id!);
+        assert.deepEqual(latest, { reset: false, events: [] });
+      });
+    });
+
+    void it('a resume from an id the bus never gave is a reset', async () => {
+      await withBus(async (bus) => {
+        const ep = endpoint();
+        bus.subscribe(ep, () => undefined);
+        for (const id of ['1-1', 'nonsense', '99999999999999-0'])
+          assert.equal((await bus.replay(ep, id)).reset, true, id);
       });
     });
 

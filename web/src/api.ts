@@ -105,19 +105,41 @@ export async function download(path: string, name: string): Promise<void> {
 
 export const enc = encodeURIComponent;
 
-/** Opens the endpoint's Server-Sent-Events stream; `handlers` by event name. Returns a close function. */
+/**
+ * Opens the endpoint's Server-Sent-Events stream; `handlers` by event name. Returns a close function.
+ * `reset` is the server's "reload what you show": the events missed while away are no longer known
+ * (docs/api.md). The browser reconnects by itself with Last-Event-ID; a stream the server refused
+ * (a draining instance's 503) is opened afresh after a pause, and `reset` runs once it is open,
+ * since a fresh stream resumes nothing.
+ */
 export function openEvents(ep: string, handlers: Record<string, (data: unknown) => void>): () => void {
   if (!loggedIn()) return () => undefined;
-  // Same origin: the EventSource sends the session cookie, no key in the URL.
-  const source = new EventSource(`/api/v2/endpoints/${enc(ep)}/events`);
-  for (const [name, fn] of Object.entries(handlers)) {
-    source.addEventListener(name, (ev: MessageEvent<string>) => {
-      try {
-        fn(JSON.parse(ev.data));
-      } catch {
-        fn(undefined);
-      }
+  let source: EventSource | undefined;
+  let timer: number | undefined;
+  let closed = false;
+  const open = (again: boolean): void => {
+    // Same origin: the EventSource sends the session cookie, no key in the URL.
+    const s = new EventSource(`/api/v2/endpoints/${enc(ep)}/events`);
+    source = s;
+    for (const [name, fn] of Object.entries(handlers)) {
+      s.addEventListener(name, (ev: MessageEvent<string>) => {
+        try {
+          fn(JSON.parse(ev.data));
+        } catch {
+          fn(undefined);
+        }
+      });
+    }
+    if (again) s.addEventListener('open', () => handlers.reset?.(undefined), { once: true });
+    s.addEventListener('error', () => {
+      if (closed || s.readyState !== EventSource.CLOSED) return;
+      timer = window.setTimeout(() => open(true), 3000);
     });
-  }
-  return () => source.close();
+  };
+  open(false);
+  return () => {
+    closed = true;
+    window.clearTimeout(timer);
+    source?.close();
+  };
 }

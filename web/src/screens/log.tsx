@@ -166,6 +166,11 @@ export function RequestLog(props: { ep: string }) {
         timer.current ??= window.setTimeout(flush, FLUSH_MS);
       },
       'requests.deleted': () => void reload(filtersRef.current),
+      // Events were missed (another instance, an outage): the history and the rules are read again.
+      reset: () => {
+        void reload(filtersRef.current);
+        reloadRules();
+      },
       'rule.created': reloadRules,
       'rule.updated': reloadRules,
       'rule.deleted': reloadRules,

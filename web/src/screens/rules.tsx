@@ -48,6 +48,7 @@ export function Rules(props: { ep: string }) {
       'rule.updated': reload,
       'rules.deleted': reload,
       'rules.reordered': reload,
+      reset: reload,
     });
   }, [ep]);
 
