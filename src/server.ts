@@ -49,12 +49,21 @@ import { HistoryWriter, publishRequestEvents } from './history/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes, type TotpDeps } from './totp/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
-import { apiRoutes, ensureAdminKey, historyRecord, SseHub, type ApiDeps } from './api/index.js';
+import {
+  apiRoutes,
+  ensureAdminKey,
+  historyRecord,
+  listenMetrics,
+  opsRoutes,
+  SseHub,
+  type ApiDeps,
+  type MetricsListener,
+} from './api/index.js';
 import type { ConfigFileDeps } from './config-file/index.js';
 import { startBackgroundJobs, type BackgroundDeps } from './background.js';
 import { isTunnelUpgrade, TunnelHub } from './tunnel/index.js';
 import { CalloutQueue, OutboundClient } from './outbound/index.js';
-import { DependencyStatus, RedisLink } from './cluster/index.js';
+import { DependencyStatus, HealthProbe, Readiness, RedisLink } from './cluster/index.js';
 import { createMetrics, type Metrics } from './metrics/index.js';
 
 /**
@@ -76,6 +85,8 @@ export interface AppContext
   status: DependencyStatus;
   /** This instance's Prometheus metrics (GET /metrics). */
   metrics: Metrics;
+  /** Whether this instance takes traffic (GET /readyz): ready once built, draining from close() on. */
+  readiness: Readiness;
 }
 
 export interface App {
@@ -91,7 +102,13 @@ export interface App {
    */
   inject(opts: InjectOptions | string): Promise<InjectResponse>;
   /**
-   * Stops accepting, finishes in-flight requests, flushes the history, closes the store. Resolves
+   * Starts the metrics' own listener when METRICS_PORT is set (closed by close()); resolves with its
+   * port, or undefined when none is configured. Rejects when it cannot listen.
+   */
+  listenMetrics(): Promise<number | undefined>;
+  /**
+   * Turns readiness to draining and serves on for DRAIN_DELAY, then stops accepting, finishes in-flight
+   * requests, flushes the history, closes the store. Resolves
    * with how many answered requests' history could not be written (logged as lost).
    */
   close(): Promise<{ historyLost: number }>;
@@ -178,6 +195,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     : undefined;
   const limiter = opts.limiter ?? new MemoryRateLimiter();
   const events = opts.events ?? new MemoryEventBus();
+  const readiness = new Readiness();
+  const now = opts.now ?? Date.now;
   const ctx: AppContext = {
     config,
     store,
@@ -212,11 +231,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       writeTimeoutMs: config.requestTimeout,
     }),
     sse: new SseHub(config.sseMaxBufferedTotal),
-    now: opts.now ?? Date.now,
+    now,
     redis,
     status,
     metrics: createMetrics(),
+    readiness,
+    health: new HealthProbe({ store, redis, status, history, readiness, now }),
   };
+  ctx.health.sampleInto(ctx.metrics);
   publishRequestEvents(ctx, (entry) => historyRecord(entry, false));
   // Every endpoint change a command announces drops the endpoint's cached entry (src/admin/).
   ctx.endpoints.listen(events);
@@ -258,6 +280,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     done();
   });
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
+  await fastify.register(async (scope) => opsRoutes(scope, ctx));
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   await fastify.register(async (scope) =>
     dashboardRoutes(scope, opts.dashboardDir === undefined ? {} : { dir: opts.dashboardDir }),
@@ -268,6 +291,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       ? watchDataFile(sqliteFile(config.dataDir), log, opts.dataFileCheckMs)
       : undefined;
 
+  readiness.ready();
+  let metricsListener: MetricsListener | undefined;
   let closed = false;
   return {
     fastify,
@@ -278,9 +303,21 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       await fastify.ready();
       return inject(listener, opts);
     },
+    async listenMetrics() {
+      if (config.metricsPort === undefined) return undefined;
+      metricsListener ??= await listenMetrics(ctx, config.metricsHost, config.metricsPort);
+      return metricsListener.port;
+    },
     async close() {
       if (closed) return { historyLost: 0 };
       closed = true;
+      // Readiness fails at once; requests (new connections included) are served for DRAIN_DELAY, so
+      // that the load balancer takes the instance out before its listener closes.
+      readiness.drain();
+      if (config.drainDelay > 0) {
+        log.info({ ms: config.drainDelay }, 'draining: /readyz answers 503; serving until the delay ends');
+        await new Promise((resolve) => setTimeout(resolve, config.drainDelay));
+      }
       const closing = Date.now();
       // Requests still open at the deadline (a client trickling its body) are cut: the history of those
       // answered is flushed below either way, before a supervisor's SIGKILL could lose it.
@@ -309,6 +346,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       await limiter.close?.();
       await events.close();
       await redis?.close();
+      await metricsListener?.close();
       if (!opts.store) await store.close();
       logStream.flushSync();
       return { historyLost };
