@@ -28,9 +28,13 @@ export function requireWrk(): void {
 
 /** `wrk -t1 -c<connections> -d<seconds>s --latency url`: requests a second, p99, errors. */
 export function wrk(url: string, seconds: number, connections = 50): Load {
-  const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], {
-    encoding: 'utf8',
-  });
+  return parseWrk(
+    execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { encoding: 'utf8' }),
+  );
+}
+
+/** Reads wrk's report. */
+export function parseWrk(out: string): Load {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const p = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
