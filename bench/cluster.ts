@@ -15,7 +15,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:cluster
  *     (needs wrk and redis-server; ROUNDS=3 DURATION=8)
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,7 +80,21 @@ async function api(port: number, method: string, path: string, body?: unknown): 
 }
 
 const logDir = mkdtempSync(join(tmpdir(), 'mb-bench-cluster-'));
-const children: { kill(signal: NodeJS.Signals): boolean }[] = [];
+const children: ChildProcess[] = [];
+
+/** SIGTERM, and SIGKILL after 15 s: the databases are dropped once no instance uses them. */
+async function stopAll(): Promise<void> {
+  await Promise.all(
+    children.map(async (c) => {
+      if (c.exitCode !== null || c.signalCode !== null) return;
+      const exited = new Promise((resolve) => c.once('exit', resolve));
+      c.kill('SIGTERM');
+      const timer = setTimeout(() => c.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}
 
 /** An instance of the built CLI on `databaseUrl`, with REDIS_URL when given. */
 async function instance(name: string, databaseUrl: string, redisUrl?: string): Promise<number> {
@@ -124,7 +138,8 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, url] of Object.entries(targets) as [Name, string][]) {
       const r = wrk(url, DURATION);
-      if (r.errors > 0) throw new Error(`${name}: ${r.errors} errors or non-2xx answers`);
+      if (r.errors > 0)
+        throw new Error(`${name}: ${r.errors} errors or non-2xx answers (${r.timeouts} unanswered in 2 s)`);
       results[name].push(r);
       console.log(
         `round ${round + 1} ${name.padEnd(32)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99.toFixed(2)} ms`,
@@ -217,8 +232,7 @@ end
   }
   console.log(ok ? '\nevery request answered and recorded once: PASS' : '\nFAIL');
 } finally {
-  for (const c of children) c.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 1500));
+  await stopAll();
   await redis.stop();
   for (const name of databases) await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   rmSync(logDir, { recursive: true, force: true });

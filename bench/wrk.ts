@@ -12,6 +12,8 @@ export interface Load {
   p99: number;
   /** Non-2xx/3xx answers and socket errors. */
   errors: number;
+  /** Of the errors: requests unanswered within wrk's timeout (2 s). */
+  timeouts?: number;
 }
 
 /** Exits with a hint when wrk is not installed. */
@@ -42,7 +44,7 @@ export function parseWrk(out: string): Load {
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = non2xx + (sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  return { rps, requests, p99, errors };
+  return { rps, requests, p99, errors, timeouts: Number(sock?.[4] ?? 0) };
 }
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
