@@ -157,6 +157,16 @@ async function serve(cfg: Config, watch: boolean): Promise<void> {
     await app.close();
     fail(`cannot listen on ${cfg.host}:${cfg.port}: ${err instanceof Error ? err.message : String(err)}`);
   }
+  try {
+    const metricsPort = await app.listenMetrics();
+    if (metricsPort !== undefined)
+      app.ctx.log.info({ url: `http://${cfg.metricsHost}:${metricsPort}/metrics` }, 'metrics listening');
+  } catch (err) {
+    await app.close();
+    fail(
+      `cannot listen for metrics on ${cfg.metricsHost}:${cfg.metricsPort} (METRICS_HOST, METRICS_PORT): ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
   const addr = app.fastify.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : cfg.port;
   // One write, so that whoever reads the listening line also has the key line.

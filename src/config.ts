@@ -59,6 +59,15 @@ export interface Config {
   eventReplayMax: number;
   /** On SIGTERM, requests still open after this many ms are cut, and the history is flushed anyway. */
   shutdownTimeout: number;
+  /**
+   * On SIGTERM, ms during which /readyz already answers 503 while requests, new connections included,
+   * are still served: the load balancer sees the instance leave before its listener closes.
+   */
+  drainDelay: number;
+  /** A port of its own on which GET /metrics is served without a key; undefined: none (0: any free port). */
+  metricsPort: number | undefined;
+  /** The address METRICS_PORT binds. */
+  metricsHost: string;
   /** Extra header names stored, published and logged redacted, beside the built-in sensitive ones. */
   redactHeaders: string[];
   /** Keep sensitive headers verbatim in the history and events (an operator's opt-in). */
@@ -525,6 +534,30 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'ms after SIGTERM before open requests are cut (the history is flushed anyway)',
     default: 10_000,
     parse: int(0, 600_000),
+  },
+  {
+    key: 'drainDelay',
+    env: 'DRAIN_DELAY',
+    flag: 'drain-delay',
+    help: 'ms after SIGTERM during which /readyz is 503 and requests are still served, before the listener closes',
+    default: 0,
+    parse: int(0, 600_000),
+  },
+  {
+    key: 'metricsPort',
+    env: 'METRICS_PORT',
+    flag: 'metrics-port',
+    help: 'a port of its own serving GET /metrics without a key (unset: none; /metrics on PORT needs the admin key)',
+    default: undefined,
+    parse: (raw, name) => (raw.trim() === '' ? undefined : int(0, 65535)(raw, name)),
+  },
+  {
+    key: 'metricsHost',
+    env: 'METRICS_HOST',
+    flag: 'metrics-host',
+    help: 'bind address of METRICS_PORT',
+    default: '127.0.0.1',
+    parse: str,
   },
   {
     key: 'redactHeaders',

@@ -52,7 +52,16 @@ import { HistoryWriter, publishRequestEvents } from './history/index.js';
 import { MemoryEventBus, type EventBus } from './events/index.js';
 import { totpRoutes, type TotpDeps } from './totp/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
-import { apiRoutes, ensureAdminKey, historyRecord, SseHub, type ApiDeps } from './api/index.js';
+import {
+  apiRoutes,
+  ensureAdminKey,
+  historyRecord,
+  listenMetrics,
+  opsRoutes,
+  SseHub,
+  type ApiDeps,
+  type MetricsListener,
+} from './api/index.js';
 import type { ConfigFileDeps } from './config-file/index.js';
 import { startBackgroundJobs, type BackgroundDeps } from './background.js';
 import {
@@ -66,6 +75,8 @@ import {
 import { CalloutQueue, OutboundClient } from './outbound/index.js';
 import {
   DependencyStatus,
+  HealthProbe,
+  Readiness,
   LeasedRateLimiter,
   RedisEventBus,
   RedisLink,
@@ -99,6 +110,8 @@ export interface AppContext
   status: DependencyStatus;
   /** This instance's Prometheus metrics (GET /metrics). */
   metrics: Metrics;
+  /** Whether this instance takes traffic (GET /readyz): ready once built, draining from close() on. */
+  readiness: Readiness;
 }
 
 export interface App {
@@ -114,7 +127,13 @@ export interface App {
    */
   inject(opts: InjectOptions | string): Promise<InjectResponse>;
   /**
-   * Stops accepting, finishes in-flight requests, flushes the history, closes the store. Resolves
+   * Starts the metrics' own listener when METRICS_PORT is set (closed by close()); resolves with its
+   * port, or undefined when none is configured. Rejects when it cannot listen.
+   */
+  listenMetrics(): Promise<number | undefined>;
+  /**
+   * Turns readiness to draining and serves on for DRAIN_DELAY, then stops accepting, finishes in-flight
+   * requests, flushes the history, closes the store. Resolves
    * with how many answered requests' history could not be written (logged as lost).
    */
   close(): Promise<{ historyLost: number }>;
@@ -240,6 +259,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     (redis
       ? new RedisEventBus(redis, { ...replay, status, metrics, log })
       : new MemoryEventBus({ length: replay.streamLength, replayMax: replay.replayMax }));
+  const readiness = new Readiness();
+  const now = opts.now ?? Date.now;
   const ctx: AppContext = {
     config,
     store,
@@ -275,12 +296,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       writeTimeoutMs: config.requestTimeout,
     }),
     sse: new SseHub(config.sseMaxBufferedTotal),
-    now: opts.now ?? Date.now,
+    now,
     redis,
     fence,
     status,
     metrics,
+    readiness,
+    health: new HealthProbe({ store, redis, status, history, readiness, now }),
   };
+  ctx.health.sampleInto(ctx.metrics);
   if (redis) {
     // One secret for every instance on the database, written by the first to start (tunnel/hop-wire.ts).
     const secret = await store.claimMeta(HOP_SECRET_META, randomBytes(32).toString('base64url'));
@@ -341,6 +365,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     done();
   });
   await fastify.register(async (scope) => apiRoutes(scope, ctx), { prefix: '/api/v2' });
+  await fastify.register(async (scope) => opsRoutes(scope, ctx));
   await fastify.register(async (scope) => totpRoutes(scope, ctx));
   await fastify.register(async (scope) =>
     dashboardRoutes(scope, opts.dashboardDir === undefined ? {} : { dir: opts.dashboardDir }),
@@ -351,6 +376,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       ? watchDataFile(sqliteFile(config.dataDir), log, opts.dataFileCheckMs)
       : undefined;
 
+  readiness.ready();
+  let metricsListener: MetricsListener | undefined;
   let closed = false;
   return {
     fastify,
@@ -361,9 +388,21 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       await fastify.ready();
       return inject(listener, opts);
     },
+    async listenMetrics() {
+      if (config.metricsPort === undefined) return undefined;
+      metricsListener ??= await listenMetrics(ctx, config.metricsHost, config.metricsPort);
+      return metricsListener.port;
+    },
     async close() {
       if (closed) return { historyLost: 0 };
       closed = true;
+      // Readiness fails at once; requests (new connections included) are served for DRAIN_DELAY, so
+      // that the load balancer takes the instance out before its listener closes.
+      readiness.drain();
+      if (config.drainDelay > 0) {
+        log.info({ ms: config.drainDelay }, 'draining: /readyz answers 503; serving until the delay ends');
+        await new Promise((resolve) => setTimeout(resolve, config.drainDelay));
+      }
       const closing = Date.now();
       // Other instances stop hopping requests here at once; the tunnels themselves close below.
       const leasesReleased = tunnelHops?.releaseLeases();
@@ -399,6 +438,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       await events.close();
       await fence?.stop();
       await redis?.close();
+      await metricsListener?.close();
       if (!opts.store) await store.close();
       logStream.flushSync();
       return { historyLost };

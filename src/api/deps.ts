@@ -8,6 +8,8 @@ import type { EventBus } from '../events/index.js';
 import type { HistoryWriter } from '../history/index.js';
 import type { RateLimiter } from '../http/index.js';
 import type { TunnelHub } from '../tunnel/index.js';
+import type { HealthProbe, Readiness } from '../cluster/index.js';
+import type { Metrics } from '../metrics/index.js';
 import type { SseHub } from './sse-hub.js';
 
 export interface ApiDeps extends EndpointDeps, SpecDeps {
@@ -22,4 +24,10 @@ export interface ApiDeps extends EndpointDeps, SpecDeps {
   tunnels: TunnelHub;
   /** Every open event stream, for the bound on what their readers leave unread together. */
   sse: SseHub;
+  /** Pings the dependencies for GET /health. */
+  health: HealthProbe;
+  /** Whether this instance takes traffic (GET /readyz). */
+  readiness: Readiness;
+  /** This instance's Prometheus metrics (GET /metrics). */
+  metrics: Pick<Metrics, 'text' | 'contentType'>;
 }

@@ -23,11 +23,14 @@ import { tunnelApi } from './tunnel.js';
 import { stateApi } from './state.js';
 import { mtlsApi } from './mtls.js';
 import { SESSION_PATH, sessionApi } from './session.js';
+import { healthApi } from './health.js';
 
 export { authenticate, requireAdmin, requireEndpointAccess, type Principal } from './auth.js';
 export { createKey, ensureAdminKey, findKey, hashKey, listKeys, revokeKey } from './keys.js';
 export { historyRecord } from './history-query.js';
 export { SseHub } from './sse-hub.js';
+export { opsRoutes, type OpsDeps } from './ops.js';
+export { listenMetrics, type MetricsListener } from './metrics-listener.js';
 export type * from './types.js';
 export type { ApiDeps } from './deps.js';
 
@@ -77,4 +80,5 @@ export async function apiRoutes(app: FastifyInstance, ctx: ApiDeps): Promise<voi
     scoped,
   );
   await app.register(async (s) => sessionApi(s));
+  await app.register(async (s) => healthApi(s, ctx));
 }

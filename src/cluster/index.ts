@@ -15,3 +15,11 @@ export {
   type VersionFenceOptions,
 } from './version-fence.js';
 export { RedisEventBus, type RedisEventBusOptions } from './redis-event-bus.js';
+export { Readiness, type ReadinessState } from './readiness.js';
+export {
+  DATABASE_PING_TIMEOUT,
+  HealthProbe,
+  type HealthDeps,
+  type HealthReport,
+  type Ping,
+} from './health.js';

@@ -22,7 +22,7 @@ import {
   type CapturedRequest,
   withHeaders,
 } from '../http/index.js';
-import type { EndpointRecord } from '../store/index.js';
+import type { Behavior, EndpointRecord } from '../store/index.js';
 import type { EndpointCache, ResolvedEndpoint } from './cache.js';
 import type { Target } from './dispatch.js';
 import { BUILT_IN_SETTINGS, endpointNameProblem } from './names.js';
@@ -81,6 +81,13 @@ export function endpointLifecycle<E extends ResolvedEndpoint>(
   routing: EndpointRouting<E>,
 ): Lifecycle<E> {
   const sensitive = sensitiveHeaders(ctx.config);
+  // One counter child per behavior, looked up once: an increment is then a map read and an addition.
+  const counters = new Map<Behavior, { inc(): void }>();
+  const count = (behavior: Behavior): void => {
+    let c = counters.get(behavior);
+    if (!c) counters.set(behavior, (c = ctx.metrics.requests.labels(behavior)));
+    c.inc();
+  };
   const { endpoints } = routing;
   const builtIns = new Map<string, Resolved<E>>(
     [...routing.builtIn].map(([name, pipeline]) => [
@@ -164,7 +171,8 @@ export function endpointLifecycle<E extends ResolvedEndpoint>(
       if (pipeline.finish) outcome = pipeline.finish(exchange, outcome);
       // A fresh header object: a step may answer with a shared one.
       if (extra) outcome.answer = withHeaders(outcome.answer, extra);
-      const record = (recorded: Pick<Outcome, 'problems' | 'recordedBody'>, truncated = false): void =>
+      const record = (recorded: Pick<Outcome, 'problems' | 'recordedBody'>, truncated = false): void => {
+        count(outcome.behavior);
         ctx.history.record(
           historyEntry(name, captured, outcome.answer, {
             behavior: outcome.behavior,
@@ -179,6 +187,7 @@ export function endpointLifecycle<E extends ResolvedEndpoint>(
             now: ctx.now(),
           }),
         );
+      };
       if (outcome.answer.stream) return { streamed: outcome, record };
       record(outcome);
       return { answer: outcome.answer };
