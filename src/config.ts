@@ -327,7 +327,7 @@ export const SETTINGS: Setting<keyof Config>[] = [
     key: 'redisUrl',
     env: 'REDIS_URL',
     flag: 'redis-url',
-    help: 'redis://… (pinged at start; instances do not share state through it yet)',
+    help: 'redis://… through which instances coordinate: live events, rate limits, freshness, tunnels (docs/deploy.md)',
     default: undefined,
     parse: url(['redis', 'rediss']),
   },

@@ -35,7 +35,7 @@ export async function opsRoutes(app: FastifyInstance, ctx: OpsDeps): Promise<voi
     '/metrics',
     {
       onRequest: async (request) => {
-        failures.check(request);
+        await failures.check(request);
         try {
           await authenticate(ctx.store, request);
         } catch (err) {

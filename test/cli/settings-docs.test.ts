@@ -41,14 +41,19 @@ test("the README's settings table names only settings", () => {
     for (const v of row.vars) assert.ok(known.has(v), `README lists ${v}, which is no setting`);
 });
 
-test('REDIS_URL is described as checked only, in --help, README and docs/configuration.md', () => {
+// Issue 33 reverses what this test held before (REDIS_URL "pinged at start; instances do not share state
+// through it yet"): the three places now say what instances share through it.
+test('REDIS_URL is described as what instances coordinate through, in --help, README and docs/configuration.md', () => {
   const help = SETTINGS.find((s) => s.env === 'REDIS_URL')!.help;
-  assert.match(help, /not share state/);
+  assert.match(help, /instances coordinate/);
+  assert.doesNotMatch(help, /not share state/);
   for (const file of ['README.md', 'docs/configuration.md']) {
     const row = readFileSync(file, 'utf8')
       .split('\n')
       .find((l) => l.startsWith('| `REDIS_URL`'));
     assert.ok(row, `${file} has a REDIS_URL row`);
-    assert.match(row, /not share state/, `${file} says what REDIS_URL does today`);
+    assert.match(row, /instances coordinate/, `${file} says what REDIS_URL does`);
+    assert.match(row, /deploy\.md/, `${file} points to the deployment guide`);
+    assert.doesNotMatch(row, /not share state/, `${file} no longer says instances share nothing`);
   }
 });
