@@ -81,7 +81,9 @@ export function startBanner(cfg: Config, f: StartFacts): string {
       : `  data       SQLite in ${resolve(cfg.dataDir, 'mockingbird.db')}`,
   );
   if (cfg.redisUrl)
-    lines.push(`  redis      ${safeUrl(cfg.redisUrl)} answers; instances do not share state through it yet`);
+    lines.push(
+      `  redis      ${safeUrl(cfg.redisUrl)} answers; instances coordinate through it (docs/deploy.md)`,
+    );
   lines.push(`  API keys   mockingbird keys create --server ${base} --api-key <admin key>`);
   let text = lines.join('\n') + '\n';
   if (f.generatedAdminKey) {

@@ -199,7 +199,7 @@ test(
         await new Promise((r) => setTimeout(r, 20));
       assert.match(
         s.stdout(),
-        /^ {2}redis {6}redis:\/\/.* answers; instances do not share state through it yet$/m,
+        /^ {2}redis {6}redis:\/\/.* answers; instances coordinate through it \(docs\/deploy\.md\)$/m,
       );
     } finally {
       s.child.kill('SIGTERM');
