@@ -85,6 +85,12 @@ export async function openPostgresStore(
   pool.on('error', () => {
     /* idle-client errors surface on the next query */
   });
+  // A connection ended by the server (a restart, `pg_terminate_backend`) while checked out between two
+  // queries emits 'error' on its client, where the pool listens only while it is idle: without a
+  // listener that event ends the process. The next query on it fails, and the pool drops it.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const store = new KyselyStore(
     new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
     'postgres',
