@@ -87,21 +87,30 @@ export async function changeEndpointIn<T>(
   write: (tx: Kysely<Database>) => Promise<T>,
   opts: EndpointChangeOptions<T> = {},
 ): Promise<EndpointChangeWrite<T>> {
+  // What failed inside the transaction: SQLite ends a transaction itself on some errors (SQLITE_FULL),
+  // and the ROLLBACK that follows then fails with "no transaction is active", which must not hide it.
+  let failure: { err: unknown } | undefined;
   try {
     return await db.transaction().execute(async (tx) => {
-      // The lock first: the version order is the commit order. A row the write makes (creation)
-      // gets its version after the write.
-      let version = await bump(tx, dialect, endpoint);
-      if (opts.domains === true) await lockClaims(tx, dialect);
-      const result = await write(joinedTransaction(tx));
-      if (opts.unchanged?.(result) === true) throw new Unchanged(result);
-      version ??= await bump(tx, dialect, endpoint);
-      if (opts.domains !== true) return { result, version };
-      return { result, version, domainsVersion: await bumpDomains(tx) };
+      try {
+        // The lock first: the version order is the commit order. A row the write makes (creation)
+        // gets its version after the write.
+        let version = await bump(tx, dialect, endpoint);
+        if (opts.domains === true) await lockClaims(tx, dialect);
+        const result = await write(joinedTransaction(tx));
+        if (opts.unchanged?.(result) === true) throw new Unchanged(result);
+        version ??= await bump(tx, dialect, endpoint);
+        if (opts.domains !== true) return { result, version };
+        return { result, version, domainsVersion: await bumpDomains(tx) };
+      } catch (err) {
+        failure = { err };
+        throw err;
+      }
     });
   } catch (err) {
-    if (err instanceof Unchanged) return { result: err.result as T, version: undefined };
-    throw err;
+    const cause = failure !== undefined ? failure.err : err;
+    if (cause instanceof Unchanged) return { result: cause.result as T, version: undefined };
+    throw cause;
   }
 }
 
