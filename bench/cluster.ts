@@ -186,17 +186,26 @@ end
   console.log(
     `\ntwo instances (REDIS_URL set, one database) behind bench/balancer.ts, wrk -t1 -c50 -d${DURATION}s:`,
   );
-  /** The endpoint's history count through the API, once both instances have written their queues. */
+  /**
+   * The endpoint's history count through the API, once both instances have written their queues: no
+   * entry queued, and the count the same twice 300 ms apart (`queued` leaves out the batch being written).
+   */
   const recordedOf = async (endpoint: string): Promise<number> => {
+    const count = async (): Promise<number> => {
+      const list = (await api(a, 'GET', '/endpoints')) as { data: { name: string; requestCount: number }[] };
+      return list.data.find((e) => e.name === endpoint)?.requestCount ?? 0;
+    };
+    let last = -1;
     for (let i = 0; i < 200; i++) {
       const queued = await Promise.all(
         [a, b].map(async (port) => ((await api(port, 'GET', '/health')) as Health).history.queued),
       );
-      if (queued.every((q) => q === 0)) break;
-      await new Promise((r) => setTimeout(r, 100));
+      const now = await count();
+      if (queued.every((q) => q === 0) && now === last) return now;
+      last = now;
+      await new Promise((r) => setTimeout(r, 300));
     }
-    const list = (await api(a, 'GET', '/endpoints')) as { data: { name: string; requestCount: number }[] };
-    return list.data.find((e) => e.name === endpoint)?.requestCount ?? 0;
+    return count();
   };
   const cases = [
     ['echo', 'echo', ECHO_PATH],
