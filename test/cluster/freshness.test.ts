@@ -37,16 +37,7 @@ suiteOrSkip('freshness across two instances', clusterSkip, () => {
     };
   }
 
-  function api(i: number, method: string, path: string, body?: unknown): Promise<Response> {
-    return fetch(`${c.instances[i]!.url}/api/v2${path}`, {
-      method,
-      headers: {
-        authorization: c.key,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  }
+  const api = (...args: Parameters<Cluster['api']>): Promise<Response> => c.api(...args);
 
   /** GET `path` from instance `i`, with `host` as the Host header when given. */
   function get(i: number, path: string, host?: string): Promise<Answer> {

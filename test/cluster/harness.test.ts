@@ -17,15 +17,7 @@ suiteOrSkip('two instances on one PostgreSQL and one Redis', clusterSkip, () => 
     await c?.stop();
   });
 
-  const api = (i: number, method: string, path: string, body?: unknown): Promise<Response> =>
-    fetch(`${c.instances[i]!.url}/api/v2${path}`, {
-      method,
-      headers: {
-        authorization: c.key,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const api = (...args: Parameters<Cluster['api']>): Promise<Response> => c.api(...args);
 
   test('an endpoint and a rule made through A answer on B', async () => {
     assert.equal((await api(0, 'POST', '/endpoints', { name: 'shared' })).status, 201);

@@ -20,15 +20,7 @@ suiteOrSkip('PostgreSQL connections killed under two instances', clusterSkip, ()
     await c?.stop();
   });
 
-  const api = (i: number, method: string, path: string, body?: unknown): Promise<Response> =>
-    fetch(`${c.instances[i]!.url}/api/v2${path}`, {
-      method,
-      headers: {
-        authorization: c.key,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const api = (...args: Parameters<Cluster['api']>): Promise<Response> => c.api(...args);
 
   /** Terminates every other connection to the cluster's database; answers how many. */
   async function killConnections(): Promise<number> {

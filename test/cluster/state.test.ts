@@ -39,16 +39,7 @@ suiteOrSkip('state and jobs over two instances', clusterSkip, () => {
     await c?.stop();
   });
 
-  function api(i: number, method: string, path: string, body?: unknown): Promise<Response> {
-    return fetch(`${c.instances[i]!.url}/api/v2${path}`, {
-      method,
-      headers: {
-        authorization: c.key,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  }
+  const api = (...args: Parameters<Cluster['api']>): Promise<Response> => c.api(...args);
 
   /**
    * PER_INSTANCE requests on each instance, IN_FLIGHT at a time each, both instances at once;

@@ -43,6 +43,8 @@ export interface Cluster {
   key: string;
   databaseUrl: string;
   redis: TestRedis;
+  /** Calls instance `i`'s management API with the admin key (a JSON body when given). */
+  api(i: number, method: string, path: string, body?: unknown): Promise<Response>;
   /** Stops every instance and Redis, and drops the database. */
   stop(): Promise<void>;
 }
@@ -90,6 +92,16 @@ export async function startCluster(n: number, opts: ClusterOptions = {}): Promis
     key: ADMIN_KEY,
     databaseUrl: db.url,
     redis,
+    api(i, method, path, body) {
+      return fetch(`${instances[i]!.url}/api/v2${path}`, {
+        method,
+        headers: {
+          authorization: ADMIN_KEY,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    },
     async stop() {
       await Promise.all(instances.map((i) => i.kill()));
       await redis.stop();
