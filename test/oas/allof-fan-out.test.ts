@@ -1,4 +1,5 @@
 /**
+ * @runs-alone: it times the event loop, so scripts/run-tests.mjs runs it after the other files, by itself.
  * Stops: OpenAPI schema composition that fans out (issue 30, item 1). A 2 KB document of 20 levels of
  * `allOf: [A(n+1), A(n+1)]` was expanded at every request, 2^20 copies of the leaf: 6.1–6.4 s a
  * request, for everyone. Composition is now expanded once, when the document is uploaded (in the

@@ -1,4 +1,5 @@
 /**
+ * @runs-alone: it times the event loop, so scripts/run-tests.mjs runs it after the other files, by itself.
  * Stops: an uploaded document or a schema holding the event loop or the memory (SPEC §12). Validating
  * a 5 MB document on the main thread held it 3.3 s (its YAML form 7 s to parse): it runs in a worker;
  * compiling 8,000 operations is sliced. Generated bodies are bounded in depth, items, values and

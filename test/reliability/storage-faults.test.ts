@@ -1,4 +1,5 @@
 /**
+ * @runs-alone: it times the event loop, so scripts/run-tests.mjs runs it after the other files, by itself.
  * Stops: storage faults that froze the server or lost data in silence (issue 11, item 9). Another
  * process holding SQLite's write lock gets API writes a quick 503 `store_unavailable` instead of a
  * 5 s freeze and a 500; a shutdown that cannot write the history says how many answered requests

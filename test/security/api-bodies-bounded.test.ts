@@ -1,4 +1,5 @@
 /**
+ * @runs-alone: it times the event loop, so scripts/run-tests.mjs runs it after the other files, by itself.
  * Stops: API bodies that froze the event loop or answered with an engine's error (issue 11, item 6).
  * A bulk rule list is capped at 4 MiB and other API bodies at 1 MiB whatever BODY_LIMIT says; 500
  * rules with long regular expressions are validated and compiled in slices, so the loop is never

@@ -1,4 +1,5 @@
 /**
+ * @runs-alone: it times the event loop, so scripts/run-tests.mjs runs it after the other files, by itself.
  * Stops: one noisy image uploaded to `POST /2FA/TOTP/` freezing every request (issue 11, item 2: a
  * JPEG held the event loop 6.6 s). QR images are read in worker threads: the loop stays free while
  * one is searched, QR_TIMEOUT ends a search with 422, QR_WORKERS + QR_QUEUE bound the images held

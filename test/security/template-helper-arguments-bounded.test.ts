@@ -1,4 +1,5 @@
 /**
+ * @runs-alone: it times the event loop, so scripts/run-tests.mjs runs it after the other files, by itself.
  * Stops: helper arguments that chose the cost of a render (issue 30, item 3). `{{faker 'string.alpha'
  * 100000000}}` held the event loop for 21.8 s on every request, and `{{faker 'lorem.words' (queryParam
  * 'count')}}` let any client choose the cost: the output and loop caps are checked only after a helper

@@ -1,4 +1,5 @@
 /**
+ * @runs-alone: it times the event loop, so scripts/run-tests.mjs runs it after the other files, by itself.
  * Stops: a template whose parse and compile froze every tenant (issue 30, item 2). 20,000 nested
  * `{{#if 1}}` held the event loop for 7 min 16 s on the first request after the save, 80,000
  * mustaches for 8.2 s. A template is measured in one linear pass before Handlebars sees it: over
