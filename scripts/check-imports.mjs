@@ -28,7 +28,7 @@ const LAYERS = [
   ['api', 'totp'], // the management plane's routes: adapters around the commands
   ['admin', 'serve'], // the endpoint-change commands; the endpoint plane's door
   ['mock', 'echo'], // the pipelines of user endpoints and of the echo
-  ['oas', 'mtls', 'tunnel', 'plans.ts'], // what the mock pipeline's steps call on
+  ['oas', 'mtls', 'tunnel', 'plans.ts', 'grpc'], // what the mock pipeline's steps call on; the gRPC wire and descriptors
   ['endpoint'], // the request lifecycle, the endpoint cache, the dispatch
   ['history'], // the request history: entry, writer, caps, retention
   ['cluster'], // coordination between instances: the Redis link, shared versions, limits, events, leases
