@@ -58,3 +58,17 @@ export function targetFinder(
     return url.startsWith(PATH_FORM_PREFIX) ? endpointTarget(url) : undefined;
   };
 }
+
+/**
+ * The endpoint a host names (`<name>.<BASE_DOMAIN>` or a claimed domain), for a request that has no
+ * path form: a gRPC call's `:authority`. Undefined when it names none.
+ */
+export function endpointNamer(
+  baseDomain: string,
+  domains?: CustomDomains,
+): (authority: string | undefined) => string | undefined {
+  return (authority) => {
+    const host = hostName(authority);
+    return host === undefined ? undefined : (labelOf(host, baseDomain) ?? domains?.get(host));
+  };
+}

@@ -8,7 +8,14 @@ export {
   type StreamRecorder,
 } from './lifecycle.js';
 export type { LifecycleDeps } from './deps.js';
-export { endpointForHost, endpointTarget, targetFinder, PATH_FORM_PREFIX, type Target } from './dispatch.js';
+export {
+  endpointForHost,
+  endpointNamer,
+  endpointTarget,
+  targetFinder,
+  PATH_FORM_PREFIX,
+  type Target,
+} from './dispatch.js';
 export { sandboxed, SANDBOX_HEADERS, SANDBOX_POLICY } from './sandbox.js';
 export {
   endpointNameProblem,

@@ -6,7 +6,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { requestId } from './request-id.js';
-import { isIP, isIPv4 } from 'node:net';
+import { isIP, isIPv4, type Socket } from 'node:net';
 import { addMulti, dict, parseBody, type ParsedBody, type UploadedFile } from './parse.js';
 
 export interface CapturedRequest {
@@ -187,4 +187,59 @@ export function captureRequest(
 /** Reads the client's certificate off the socket each time: a renegotiation may change it. */
 function peerCertificateOf(socket: TLSSocket): () => X509Certificate | undefined {
   return () => socket.getPeerX509Certificate();
+}
+
+/** A request that did not come as one IncomingMessage (a gRPC call): its parts, its body already read. */
+export interface RequestParts {
+  method: string;
+  path: string;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  rawBody: Buffer;
+  /** The connection it came on: the client's address, and its certificate over TLS. */
+  socket: Socket;
+  httpVersion: string;
+  trustProxy: boolean;
+}
+
+/**
+ * The CapturedRequest of a request given as parts: the same fields an HTTP request gets, read the same
+ * way (the body parsed by its content type, the address behind a trusted proxy, the certificate on TLS).
+ */
+export function captureParts(p: RequestParts): CapturedRequest {
+  const headers = dict<string>();
+  const rawHeaders: string[] = [];
+  for (const [k, v] of Object.entries(p.headers)) {
+    headers[k] = v;
+    rawHeaders.push(k, v);
+  }
+  const contentType = headers['content-type'];
+  const body = parseBody(p.method, contentType, p.rawBody);
+  if (body instanceof Promise) throw new TypeError('captureParts takes no multipart body');
+  const q = p.path.indexOf('?');
+  const tls = (p.socket as TLSSocket).encrypted === true;
+  const captured: CapturedRequest = {
+    id: requestId(),
+    receivedAt: Date.now(),
+    method: p.method,
+    protocol: tls ? 'https' : 'http',
+    httpVersion: p.httpVersion,
+    host: headers['host'] ?? headers[':authority'] ?? '',
+    path: p.path,
+    pathname: q === -1 ? p.path : p.path.slice(0, q),
+    ip: clientIp({ socket: p.socket } as IncomingMessage, headers, p.trustProxy),
+    headers,
+    duplicateHeaders: [],
+    rawHeaders,
+    query: parseQuery(p.path),
+    contentType,
+    rawBody: p.rawBody,
+    body,
+    files: body.files,
+    warnings: body.warnings,
+  };
+  if (tls)
+    (captured as { peerCertificate?: CapturedRequest['peerCertificate'] }).peerCertificate =
+      peerCertificateOf(p.socket as TLSSocket);
+  return captured;
 }

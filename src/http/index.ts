@@ -1,5 +1,13 @@
 /** Public surface of the request-capture layer and the answers shared by every route. */
-export { captureRequest, collectHeaders, parseQuery, clientIp, type CapturedRequest } from './capture.js';
+export {
+  captureParts,
+  captureRequest,
+  collectHeaders,
+  parseQuery,
+  clientIp,
+  type CapturedRequest,
+  type RequestParts,
+} from './capture.js';
 export { readBody, drainAndClose, mayHaveBody } from './body.js';
 export {
   parseBody,

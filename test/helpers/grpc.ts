@@ -1,0 +1,71 @@
+/**
+ * gRPC test clients: @grpc/grpc-js with the service loaded from proto text (@grpc/proto-loader), aimed
+ * at an endpoint by `:authority` (`<name>.localhost`) or by the `x-mockingbird-endpoint` metadata.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as loader from '@grpc/proto-loader';
+
+export { grpc };
+
+export interface ClientOptions {
+  /** The `:authority` the client sends (`shop.localhost`): names the endpoint. */
+  authority?: string;
+  /** TLS credentials (default: plaintext, h2c). */
+  credentials?: grpc.ChannelCredentials;
+}
+
+/** A grpc-js client of `service` (fully qualified) from `proto` text, at `address` (`127.0.0.1:port`). */
+export function protoClient(
+  proto: string,
+  service: string,
+  address: string,
+  o: ClientOptions = {},
+): grpc.Client {
+  const dir = mkdtempSync(join(tmpdir(), 'mb-grpc-client-'));
+  try {
+    const file = join(dir, 'service.proto');
+    writeFileSync(file, proto);
+    const def = loader.loadSync(file, { keepCase: true, defaults: false, oneofs: true, longs: String });
+    const pkg = grpc.loadPackageDefinition(def);
+    let ctor: unknown = pkg;
+    for (const part of service.split('.')) ctor = (ctor as Record<string, unknown>)[part];
+    const Client = ctor as typeof grpc.Client;
+    const options: grpc.ClientOptions = {};
+    if (o.authority) options['grpc.default_authority'] = o.authority;
+    return new Client(address, o.credentials ?? grpc.credentials.createInsecure(), options);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Callback<T> = (err: grpc.ServiceError | null, value?: T) => void;
+
+/** A unary call as a promise: the answer, or the ServiceError. */
+export function unary<T = Record<string, unknown>>(
+  client: grpc.Client,
+  method: string,
+  request: unknown,
+  metadata = new grpc.Metadata(),
+  options: grpc.CallOptions = {},
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const fn = (client as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!;
+    const cb: Callback<T> = (err, value) => (err ? reject(err) : resolve(value as T));
+    fn.call(client, request, metadata, options, cb);
+  });
+}
+
+/** Reads a server stream to its end: the messages, then the status (an error status rejects with the messages seen). */
+export function readStream<T = Record<string, unknown>>(
+  call: grpc.ClientReadableStream<T> | grpc.ClientDuplexStream<unknown, T>,
+): Promise<T[]> {
+  const got: T[] = [];
+  return new Promise((resolve, reject) => {
+    call.on('data', (m: T) => got.push(m));
+    call.on('error', (err: grpc.ServiceError) => reject(Object.assign(err, { messages: got })));
+    call.on('end', () => resolve(got));
+  });
+}
