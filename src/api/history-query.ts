@@ -136,6 +136,7 @@ export function historyRecord(e: HistoryEntry, verbose: boolean): RequestRecord 
     problems: e.problems,
   };
   if (e.responseName !== undefined) r.responseName = e.responseName;
+  if (e.grpc) r.grpc = e.grpc;
   if (verbose) {
     r.request = {
       headers: e.requestHeaders,
@@ -144,8 +145,23 @@ export function historyRecord(e: HistoryEntry, verbose: boolean): RequestRecord 
     };
     r.response = { headers: e.responseHeaders, body: e.responseBody, httpVersion: e.httpVersion };
     if (e.callout) r.callout = calloutRecord(e);
+    if (e.grpc) {
+      Object.assign(r.request, messagesOf(e.requestBody, e.requestBodyTruncated));
+      Object.assign(r.response, messagesOf(e.responseBody, e.responseBodyTruncated));
+    }
   }
   return r;
+}
+
+/** A gRPC entry's messages of one direction: its body is their JSON array (history/grpc-entry.ts). */
+function messagesOf(body: string, truncated: boolean): { messages: unknown[]; truncated: boolean } {
+  try {
+    const messages: unknown = JSON.parse(body);
+    if (Array.isArray(messages)) return { messages, truncated };
+  } catch {
+    // Not written by the gRPC entry builder: no messages to show, and said so.
+  }
+  return { messages: [], truncated: true };
 }
 
 /** The API shape of an entry's callout; a sync callout's response body is the entry's own. */

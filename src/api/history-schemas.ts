@@ -18,13 +18,14 @@ export const BEHAVIORS: readonly Behavior[] = [
   'crud',
   'callout',
   'rejected',
+  'grpc',
 ];
 
 /**
  * Behaviours of the hosted service that Mockingbird does not have (yet): its scripts filter by them,
  * so they are accepted as filters (SPEC §4) and match nothing.
  */
-export const HOSTED_ONLY_BEHAVIORS = ['grpc', 'wsdl', 'graphql'] as const;
+export const HOSTED_ONLY_BEHAVIORS = ['wsdl', 'graphql'] as const;
 
 /** Longest text filter (path, bodies): bounds the work one filter can ask of the database. */
 export const MAX_FILTER_TEXT = 1000;
@@ -74,7 +75,7 @@ export const filterProperties = {
   behavior: Type.Optional(
     StringEnum([...BEHAVIORS, ...HOSTED_ONLY_BEHAVIORS], {
       description:
-        "What answered the request (`grpc`, `wsdl`, `graphql`: the hosted service's, matching nothing).",
+        "What answered the request (`grpc`: a gRPC call; `wsdl`, `graphql`: the hosted service's, matching nothing).",
     }),
   ),
   ruleMatched: Type.Optional(
@@ -194,6 +195,30 @@ export const CalloutRecordSchema = Type.Object({
   connectionId: Type.Optional(Type.String()),
 });
 
+/** Each direction's messages of a gRPC call, in the verbose entry. */
+const GrpcMessages = {
+  messages: Type.Optional(
+    Type.Array(Type.Unknown(), {
+      description:
+        'gRPC entries: the messages as proto3 JSON, in order; the first ones only when `truncated` (a count and a byte cap)',
+    }),
+  ),
+  truncated: Type.Optional(
+    Type.Boolean({ description: 'gRPC entries: `messages` lacks some of the call’s' }),
+  ),
+};
+
+/** A gRPC call's method and how it ended. */
+export const GrpcRecordSchema = Type.Object({
+  service: Type.String({ examples: ['user.UserService'] }),
+  method: Type.String({ examples: ['GetUser'] }),
+  callType: Type.String({
+    description: '`unary`, `server_streaming`, `client_streaming` or `bidirectional_streaming`',
+  }),
+  status: Type.Integer({ minimum: 0, maximum: 16, description: 'The gRPC status code the call ended with.' }),
+  statusMessage: Type.String(),
+});
+
 /**
  * An entry, with the hosted service's field names (`date`, `timeTaken`, `isMultipart`, `rule.ruleId`
  * only when a rule matched) and our own extras (`createdAt` and the precise `durationMs`, truncation
@@ -231,6 +256,7 @@ export const RequestRecord = Type.Object({
       headers: Headers,
       body: Type.Union([Type.String(), Type.Null()], { description: 'null when the request had no body.' }),
       httpVersion: Type.String({ examples: ['1.1'] }),
+      ...GrpcMessages,
     }),
   ),
   response: Type.Optional(
@@ -238,9 +264,11 @@ export const RequestRecord = Type.Object({
       headers: ResponseHeaders,
       body: Type.String(),
       httpVersion: Type.String({ examples: ['1.1'] }),
+      ...GrpcMessages,
     }),
   ),
   callout: Type.Optional(CalloutRecordSchema),
+  grpc: Type.Optional(GrpcRecordSchema),
 });
 export type RequestRecord = Static<typeof RequestRecord>;
 

@@ -15,3 +15,6 @@ export {
 export { startHistoryPurge, type HistoryPurge } from './purge.js';
 export { startHistoryJobs } from './jobs.js';
 export { publishRequestEvents } from './request-events.js';
+
+// gRPC calls (SPEC §13): the entry of a finished call, and its messages capped as they pass.
+export { grpcEntry, GrpcMessageLog, GRPC_HISTORY_MAX_MESSAGES, type GrpcCallSummary } from './grpc-entry.js';

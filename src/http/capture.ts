@@ -44,6 +44,12 @@ export interface CapturedRequest {
    * HTTP. A TLS-terminating proxy in front of the server hides the client's certificate.
    */
   readonly peerCertificate?: () => X509Certificate | undefined;
+  /**
+   * Set only for a gRPC call (SPEC §13), by the gRPC plane: `method` is `pkg.Service/Method`, what a
+   * `grpc_method` condition compares. Its metadata are the `headers`, its request message the body
+   * (JSON). Absent on every HTTP request.
+   */
+  readonly grpc?: { readonly method: string };
 }
 
 export interface CaptureOptions {

@@ -182,6 +182,10 @@ export function compileAction(
     }
     case 'callout':
       return callouts ? callouts(a, rule.id, compile, compileResponse(a, compile, rule.id)) : () => undefined;
+    case 'grpc':
+      // Answered by the gRPC plane only: its rule also has a grpc_method condition (grpc-rule-checks.ts),
+      // which no HTTP request meets; were one to get here, the exchange goes on down the pipeline.
+      return () => undefined;
     default:
       return () => undefined;
   }

@@ -201,6 +201,13 @@ export function compileCondition(c: Condition): Predicate {
     }
     case 'soap_action':
       return (v) => soapAction(v.req) === c.value;
+    case 'grpc_method': {
+      // Only a gRPC call carries `grpc`: an HTTP request never meets this condition.
+      const operator = c.operator ?? 'equals';
+      const test =
+        operator === 'starts_with' ? (s: string) => s.startsWith(c.value) : textTest(operator, c.value);
+      return (v) => v.req.grpc !== undefined && test(v.req.grpc.method);
+    }
     case 'state': {
       const holds = compileStateCondition(c);
       return (v) => holds(v.state);

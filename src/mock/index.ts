@@ -29,3 +29,16 @@ export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
 export { recordedRule, type RecordedExchange, type RuleRecorder } from './recording.js';
 export { CrudListBudget, type CrudListBudgetOptions } from './crud-list-budget.js';
 export { previewTemplate, type PreviewInput, type PreviewResult } from './preview.js';
+
+// gRPC rules (SPEC §13): the `grpc` action as stored, its bounds, and the checks beyond its schema.
+export {
+  GrpcActionSchema,
+  GRPC_MAX_DETAILS,
+  GRPC_MAX_INTERVAL_MS,
+  GRPC_MAX_METADATA,
+  GRPC_MAX_RESPONSES,
+  GRPC_MAX_STATUS_MESSAGE,
+  GRPC_MAX_STREAM_COUNT,
+  type GrpcAction,
+} from './rule-model.js';
+export { GRPC_MAX_DETAIL_BYTES } from './grpc-rule-checks.js';

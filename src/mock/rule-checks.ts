@@ -3,7 +3,7 @@
  * regular expressions compile in the linear-time engine, values are present where the operator needs
  * one, path templates and state values are well formed, weights sum to 100, a callout's URL is one the
  * outbound guard takes (no credentials) and its delay range is ordered, and templates are within
- * TEMPLATE_MAX_* (source-limits.ts).
+ * TEMPLATE_MAX_* (source-limits.ts). gRPC rules have their own checks (grpc-rule-checks.ts).
  */
 import type { ErrorDetail } from '../errors.js';
 import { userRegexProblem } from '../regex/index.js';
@@ -11,6 +11,7 @@ import { redactTargetUrl, targetProblem } from '../outbound/index.js';
 import { detail } from '../schema/index.js';
 import { templateSourceProblem, type SourceLimits } from '../template/index.js';
 import type { Action, Condition, RuleData } from './rule-schema.js';
+import { grpcRuleProblems } from './grpc-rule-checks.js';
 
 const VALUELESS = new Set(['exists', 'not_exists', 'is_null', 'is_not_null']);
 const TEMPLATE_SEGMENT = /^(:[A-Za-z_][A-Za-z0-9_]*|[^:]*)$/;
@@ -19,7 +20,8 @@ function conditionProblems(c: Condition, path: string): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   const value = (c as { value?: string }).value;
   if (value === undefined) {
-    if (!VALUELESS.has(c.operator))
+    // Every operator-less condition (grpc_method) needs its value: the schema says so.
+    if (c.operator !== undefined && !VALUELESS.has(c.operator))
       out.push(detail(`${path}/value`, `Required for operator "${c.operator}"`));
     return out;
   }
@@ -84,6 +86,11 @@ function templateProblems(a: Action, base: string, limits: SourceLimits): ErrorD
     sources.push(...templatesOf(a, `${base}/action`, false));
     sources.push(...templatesOf(a.callout, `${base}/action/callout`, true));
   }
+  // A gRPC response body is always a template (SPEC §13); it is text once normalised.
+  if (a.type === 'grpc')
+    a.responses.forEach((r, i) => {
+      if (typeof r.body === 'string') sources.push([`${base}/action/responses/${i}/body`, r.body]);
+    });
   const out: ErrorDetail[] = [];
   for (const [path, source] of sources) {
     const problem = templateSourceProblem(source, limits);
@@ -105,6 +112,7 @@ export function ruleProblems(rule: RuleData, base: string, limits: SourceLimits)
   const out = rule.conditions.flatMap((c, i) => conditionProblems(c, `${base}/conditions/${i}`));
   const a = rule.action;
   out.push(...templateProblems(a, base, limits));
+  out.push(...grpcRuleProblems(rule, base));
   // A CRUD collection lives under a literal path (crud.ts, collectionLocator).
   if (a.type === 'crud' && !rule.conditions.some(isCollectionPath))
     out.push(

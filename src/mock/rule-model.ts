@@ -10,6 +10,7 @@ import { timeSlicer, type Slicer } from '../jobs/index.js';
 import { SOURCE_LIMITS, type SourceLimits } from '../template/index.js';
 import { detail, MAX_DETAILS, parseWith, validationError } from '../schema/index.js';
 import { isCollectionPath, ruleProblems } from './rule-checks.js';
+import { normaliseGrpcAction } from './grpc-rule-checks.js';
 import { type Action, RuleInput, type Rule, type RuleData } from './rule-schema.js';
 
 export * from './rule-schema.js';
@@ -33,6 +34,7 @@ function fillHeaders(a: Action): void {
  */
 export function parseRule(input: unknown, base = '', limits: SourceLimits = SOURCE_LIMITS): Rule | RuleData {
   const r = parseWith<RuleData & { id?: string }>(RuleInput, input, base);
+  normaliseGrpcAction(r.action);
   const problems = ruleProblems(r, base, limits);
   if (problems.length > 0) throw validationError(problems);
   fillHeaders(r.action);
@@ -105,6 +107,9 @@ export function isTemplated(rule: RuleData): boolean {
       return a.templated === true || a.callout.templated === true || headers(a.headers);
     case 'crud':
       return false;
+    case 'grpc':
+      // Always rendered (SPEC §13); a body without a mustache renders as it is.
+      return a.responses.some((r) => typeof r.body === 'string' && r.body.includes('{{'));
   }
 }
 

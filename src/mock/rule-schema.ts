@@ -4,6 +4,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Body, HeaderValue, HeaderName, Status, StringEnum } from '../schema/index.js';
+import { CALL_TYPES, GrpcStatus } from '../grpc/index.js';
 
 export const RULE_METHODS = [
   'GET',
@@ -127,8 +128,112 @@ export const Condition = Type.Union(
       { operator: StringEnum(['equals']), value: CondValue },
       'The SOAPAction header (quotes stripped), or the `action` parameter of a SOAP 1.2 Content-Type.',
     ),
+    cond(
+      'grpc_method',
+      {
+        operator: Type.Optional(
+          StringEnum(['equals', 'starts_with', 'contains', 'regex'], {
+            default: 'equals',
+            description: 'the hosted shape has none: `equals`',
+          }),
+        ),
+        value: CondValue,
+      },
+      "A gRPC call's method, `pkg.Service/Method` (SPEC §13); never holds for an HTTP request.",
+    ),
   ],
   { discriminator: { propertyName: 'type' } },
+);
+
+/** Most responses a `grpc` action lists (the hosted shape's bound). */
+export const GRPC_MAX_RESPONSES = 4;
+/** Most messages a streaming `grpc` action sends (`streamCount.max`). */
+export const GRPC_MAX_STREAM_COUNT = 1000;
+/** Longest wait between two streamed messages of a `grpc` action, in ms. */
+export const GRPC_MAX_INTERVAL_MS = 60_000;
+/** Most `google.rpc.Status` details a `grpc` action ends with. */
+export const GRPC_MAX_DETAILS = 10;
+/** Most entries of one metadata or trailers object of a `grpc` action. */
+export const GRPC_MAX_METADATA = 100;
+/** Longest `statusMessage` of a `grpc` action (it travels percent-encoded in `grpc-message`). */
+export const GRPC_MAX_STATUS_MESSAGE = 4096;
+
+/** gRPC metadata: lower-case names (digits, a-z, `_`, `-`, `.`), printable ASCII values. */
+const GrpcMetadata = Type.Record(
+  Type.String({ minLength: 1, maxLength: 256, pattern: '^[0-9a-z_.-]+$' }),
+  Type.String({ maxLength: 8192, pattern: '^[\\u0020-\\u007e]*$' }),
+  {
+    additionalProperties: false,
+    maxProperties: GRPC_MAX_METADATA,
+    description:
+      'lower-case names (0-9 a-z _ - .), not `grpc-*`; printable ASCII values (base64 for a `-bin` name)',
+  },
+);
+
+/** One message of a `grpc` action: a template of the message's JSON, or the JSON itself (kept as text). */
+const GrpcResponse = Type.Object(
+  {
+    body: Type.Optional(
+      Type.Union([Type.String({ maxLength: Body.maxLength }), Type.Record(Type.String(), Type.Any())], {
+        description:
+          "the message as proto3 JSON: a template (SPEC §6) or a JSON object, stored as text; '{}' when left out",
+      }),
+    ),
+    metadata: Type.Optional(GrpcMetadata),
+  },
+  { additionalProperties: false },
+);
+
+/** A `grpc` action (SPEC §13): the hosted shape, plus `interval`, `trailers` and `details`. */
+export const GrpcActionSchema = Type.Object(
+  {
+    type: Type.Literal('grpc'),
+    callType: StringEnum(CALL_TYPES),
+    status: Type.Optional(
+      Type.Integer({ minimum: GrpcStatus.OK, maximum: GrpcStatus.UNAUTHENTICATED, default: 0 }),
+    ),
+    statusMessage: Type.Optional(Type.String({ maxLength: GRPC_MAX_STATUS_MESSAGE, default: '' })),
+    delay: Type.Optional(Delay),
+    responses: Type.Array(GrpcResponse, { minItems: 1, maxItems: GRPC_MAX_RESPONSES }),
+    streamCount: Type.Optional(
+      Type.Object(
+        {
+          min: Type.Integer({ minimum: 1, maximum: GRPC_MAX_STREAM_COUNT }),
+          max: Type.Integer({ minimum: 1, maximum: GRPC_MAX_STREAM_COUNT }),
+        },
+        {
+          additionalProperties: false,
+          // Filled in when left out (grpc-rule-checks.ts), not by a schema default: TypeBox would
+          // complete a partial `{ min }` from it.
+          description:
+            'server and bidirectional streaming: how many messages, a random count in min..max; { min: 1, max: 1 } when left out',
+        },
+      ),
+    ),
+    singleResponseRepeated: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: '`true`: the first response is sent every time; `false`: the responses in turn',
+      }),
+    ),
+    interval: Type.Optional(
+      Type.Number({ minimum: 0, maximum: GRPC_MAX_INTERVAL_MS, description: 'ms between streamed messages' }),
+    ),
+    trailers: Type.Optional(GrpcMetadata),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { '@type': Type.String({ minLength: 1, maxLength: 512 }) },
+          { additionalProperties: true, description: 'a google.protobuf.Any in proto3 JSON' },
+        ),
+        {
+          maxItems: GRPC_MAX_DETAILS,
+          description: '`google.rpc.Status` details, sent with a non-zero status',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
 );
 
 // Status and body are written out rather than spread from the primitives: a spread schema's type
@@ -224,6 +329,7 @@ export const Action = Type.Union(
       },
       { additionalProperties: false },
     ),
+    GrpcActionSchema,
   ],
   { discriminator: { propertyName: 'type' } },
 );
@@ -271,5 +377,12 @@ export const RulePatch = Type.Object(
 export type Rule = Static<typeof Rule>;
 export type Condition = Static<typeof Condition>;
 export type Action = Static<typeof Action>;
+/**
+ * A `grpc` action as stored and read back: every response's body is text (a JSON object sent is
+ * kept as its JSON) and its metadata an object.
+ */
+export type GrpcAction = Omit<Static<typeof GrpcActionSchema>, 'responses'> & {
+  responses: { body: string; metadata: Record<string, string> }[];
+};
 /** A rule without its id: what the store keeps as the rule's document. */
 export type RuleData = Omit<Rule, 'id'>;

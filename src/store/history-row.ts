@@ -39,6 +39,7 @@ export const REQUEST_COLUMNS: (keyof RequestRow)[] = [
   'callout',
   'http_version',
   'is_multipart',
+  'grpc',
 ];
 
 /** The `requests` row of an entry by column name (the query builder's insert): `rowValues` under REQUEST_COLUMNS. */
@@ -99,6 +100,7 @@ export function rowValues(n: NewHistoryEntry): RowValue[] {
     e.callout ? JSON.stringify(e.callout) : null,
     e.httpVersion,
     e.isMultipart ? 1 : 0,
+    e.grpc ? JSON.stringify(e.grpc) : null,
   ];
 }
 

@@ -24,5 +24,7 @@ export function entryWeight({ entry, files }: NewHistoryEntry): number {
   n += headersWeight(entry.requestHeaders) + headersWeight(entry.responseHeaders);
   for (const f of files) n += f.data.length + f.fileName.length + f.fieldName.length + 64;
   if (entry.callout) n += JSON.stringify(entry.callout).length;
+  if (entry.grpc)
+    n += 64 + entry.grpc.service.length + entry.grpc.method.length + entry.grpc.statusMessage.length;
   return n;
 }

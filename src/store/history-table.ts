@@ -12,6 +12,7 @@ import type { Database } from './schema.js';
 import type {
   Behavior,
   CalloutRecord,
+  GrpcRecord,
   HistoryEntry,
   HistoryFile,
   HistoryFilter,
@@ -55,6 +56,7 @@ function toEntry(r: RequestRow): HistoryEntry {
     ...(r.response_name !== null ? { responseName: r.response_name } : {}),
     // Rows written before the column existed have no `callout` at all.
     ...(r.callout != null ? { callout: JSON.parse(r.callout) as CalloutRecord } : {}),
+    ...(r.grpc != null ? { grpc: JSON.parse(r.grpc) as GrpcRecord } : {}),
   };
 }
 

@@ -313,6 +313,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`INSERT INTO meta (key, value) VALUES ('domains_version', '0')`.execute(db);
       },
     },
+    // gRPC calls in the history (SPEC §13): the method and how the call ended, JSON (GrpcRecord); null
+    // for every other entry. The messages are the bodies (history/grpc-entry.ts), in their columns.
+    '0012_history_grpc': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('requests').addColumn('grpc', 'text').execute();
+      },
+    },
   };
 }
 

@@ -42,6 +42,8 @@ export interface Database {
     http_version: string | null;
     /** 1 when the request was multipart/form-data. */
     is_multipart: number;
+    /** A gRPC call's summary, JSON (GrpcRecord); null for other entries and for rows older than the column. */
+    grpc: string | null;
   };
   request_files: {
     seq: Generated<number>;

@@ -57,7 +57,7 @@ export interface RuleRecord {
 }
 
 export type Behavior =
-  'echo' | 'mock-rule' | 'tunnel' | 'proxy' | 'oas' | 'default' | 'crud' | 'callout' | 'rejected';
+  'echo' | 'mock-rule' | 'tunnel' | 'proxy' | 'oas' | 'default' | 'crud' | 'callout' | 'rejected' | 'grpc';
 
 export interface FileMeta {
   name: string;
@@ -96,6 +96,24 @@ export interface HistoryEntry {
   responseName?: string;
   /** What a rule's callout sent and got (behavior `callout`). */
   callout?: CalloutRecord;
+  /**
+   * A gRPC call's method and how it ended (behavior `grpc`, SPEC §13). Its messages are the request
+   * and response bodies: each direction's kept messages as one JSON array, `…BodyTruncated` when cut.
+   */
+  grpc?: GrpcRecord;
+}
+
+/** A gRPC call as its history entry summarises it. */
+export interface GrpcRecord {
+  /** `user.UserService`. */
+  service: string;
+  /** `GetUser`. */
+  method: string;
+  /** `unary`, `server_streaming`, `client_streaming` or `bidirectional_streaming`. */
+  callType: string;
+  /** The gRPC status code it ended with (0-16). */
+  status: number;
+  statusMessage: string;
 }
 
 /**

@@ -59,7 +59,7 @@ void test('operations are generated from the validating schemas: params, body, r
   const actionTypes = body.properties.action.anyOf.map(
     (a: { properties: { type: { const: string } } }) => a.properties.type.const,
   );
-  assert.deepEqual(actionTypes, ['mock', 'weighted', 'callout', 'crud']);
+  assert.deepEqual(actionTypes, ['mock', 'weighted', 'callout', 'crud', 'grpc']);
   assert.equal(body.properties.action.anyOf[0].properties.status.maximum, 599);
   assert.ok(post.responses['201'].content['application/json'].schema.properties.id);
   assert.equal(post.responses.default.$ref, '#/components/responses/Error');

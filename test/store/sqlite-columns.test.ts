@@ -67,6 +67,7 @@ function expectedRow(n: NewHistoryEntry): Record<string, unknown> {
     callout: e.callout ? JSON.stringify(e.callout) : null,
     http_version: e.httpVersion,
     is_multipart: e.isMultipart ? 1 : 0,
+    grpc: e.grpc ? JSON.stringify(e.grpc) : null,
   };
 }
 
@@ -100,6 +101,10 @@ test('rowValues lists an entry in REQUEST_COLUMNS order, and toRow names every c
       isMultipart: false,
     }),
     entry('plain'),
+    entry('grpc', {
+      behavior: 'grpc',
+      grpc: { service: 'a.B', method: 'C', callType: 'unary', status: 5, statusMessage: 'gone' },
+    }),
   ];
   for (const e of entries) {
     const expected = expectedRow(e);

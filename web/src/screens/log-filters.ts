@@ -37,6 +37,7 @@ export const BEHAVIORS = [
   'crud',
   'callout',
   'rejected',
+  'grpc',
 ];
 
 /** The filters as a query string (empty ones left out), for the list and the bulk delete alike. */

@@ -29,6 +29,7 @@ const OPERATORS: Record<string, string[]> = {
   ],
   graphql: ['equals', 'contains', 'regex'],
   soap_action: ['equals'],
+  grpc_method: ['equals', 'starts_with', 'contains', 'regex'],
 };
 const KEYED = new Set(['header', 'query_param', 'body_param', 'state']);
 const NO_VALUE = new Set(['exists', 'is_null', 'is_not_null']);
