@@ -174,7 +174,12 @@ function sniff(socket: Socket, timeoutMs: number, route: (h2: boolean) => void):
     socket.off('end', onEnd);
     socket.off('close', onClose);
     socket.off('error', onClose);
-    if (chunks.length > 0) socket.unshift(Buffer.concat(chunks));
+    try {
+      if (chunks.length > 0) socket.unshift(Buffer.concat(chunks));
+    } catch {
+      socket.destroy();
+      return;
+    }
     route(h2);
   };
   const onReadable = () => {
@@ -185,11 +190,16 @@ function sniff(socket: Socket, timeoutMs: number, route: (h2: boolean) => void):
     if (!data.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) settle(false);
     else if (data.length >= H2_PREFACE.length) settle(true);
   };
-  const onEnd = () => settle(false);
   const onClose = () => {
     done = true;
     clearTimeout(timer);
     socket.off('readable', onReadable);
+    socket.off('end', onEnd);
+  };
+  // Only a prefix of the preface came before the client half-closed: neither protocol can use it.
+  const onEnd = () => {
+    onClose();
+    socket.destroy();
   };
   const timer = setTimeout(() => settle(false), timeoutMs);
   timer.unref();
