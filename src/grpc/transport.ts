@@ -209,16 +209,25 @@ function sniff(socket: Socket, timeoutMs: number, route: (h2: boolean) => void):
   socket.once('error', onClose);
 }
 
-/** Also closes the HTTP/2 connections when the server closes or closes all its connections. */
-function closeWith(server: HttpServer, acceptor: H2Acceptor): void {
+/**
+ * Also closes the HTTP/2 connections when the server closes or closes all its connections, and drops
+ * the sockets still silent before their first byte (`dropWaiting`), which no HTTP server tracks yet.
+ */
+function closeWith(
+  server: HttpServer,
+  acceptor: H2Acceptor,
+  dropWaiting: () => void = () => undefined,
+): void {
   const close = server.close.bind(server);
   server.close = (cb?: (err?: Error) => void) => {
     acceptor.close();
+    dropWaiting();
     return close(cb);
   };
   const closeAll = server.closeAllConnections.bind(server);
   server.closeAllConnections = () => {
     acceptor.close(true);
+    dropWaiting();
     closeAll();
   };
 }
@@ -231,15 +240,22 @@ export function acceptH2c(server: HttpServer, onStream: StreamHandler, options: 
   const acceptor = createAcceptor(onStream, options);
   const http1 = takeNodeListener(server, 'connection');
   const prefaceMs = options.prefaceTimeoutMs ?? (server.headersTimeout || 60_000);
+  const waiting = new Set<Socket>();
   server.prependListener('connection', (socket: Socket) => {
     if (socket.destroyed) return;
+    waiting.add(socket);
+    socket.once('close', () => waiting.delete(socket));
     sniff(socket, prefaceMs, (h2) => {
+      waiting.delete(socket);
       if (socket.destroyed) return;
       if (h2) acceptor.h2.emit('connection', socket);
       else http1.call(server, socket);
     });
   });
-  closeWith(server, acceptor);
+  closeWith(server, acceptor, () => {
+    for (const socket of waiting) socket.destroy();
+    waiting.clear();
+  });
   return acceptor;
 }
 

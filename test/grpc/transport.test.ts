@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, get, request as httpRequest } from 'node:http';
-import { connect as h2connect } from 'node:http2';
+import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -311,4 +311,73 @@ test('h2c: a connection that closes before sending anything leaves no trace', as
     req.end();
   });
   assert.equal(res, 200);
+});
+
+test('h2c: a silent connection goes to HTTP/1.1 after prefaceTimeoutMs (whose idle handling then applies)', async (t) => {
+  const served = await serveH2c(echo, { prefaceTimeoutMs: 50 });
+  t.after(() => served.close());
+  const s = await raw(served.port);
+  const closed = collect(s, 2000);
+  await sleep(150);
+  served.server.closeIdleConnections();
+  assert.equal(await closed, '');
+  assert.equal(s.destroyed, true);
+});
+
+test('server.close() drops a connection still silent before its first byte', async () => {
+  const served = await serveH2c(echo, { prefaceTimeoutMs: 60_000 });
+  const s = await raw(served.port);
+  const closed = collect(s, 3000);
+  await sleep(20);
+  const start = Date.now();
+  await new Promise<void>((resolve) => served.server.close(() => resolve()));
+  await closed;
+  assert.ok(Date.now() - start < 1000);
+});
+
+/** Status of one HTTP/2 request carrying a header of `bytes` bytes, or the error code it met. */
+function requestWithHeader(port: number, bytes: number): Promise<unknown> {
+  let resolve: (v: unknown) => void = () => undefined;
+  return new Promise((r) => {
+    resolve = r;
+    const session = h2connect(`http://127.0.0.1:${port}`);
+    session.on('error', (e: NodeJS.ErrnoException) => resolve(e.code));
+    session.once('remoteSettings', () => send(session));
+  });
+  function send(session: ClientHttp2Session) {
+    const req = session.request({
+      ':method': 'POST',
+      ':path': '/test.Echo/Unary',
+      'content-type': 'application/grpc',
+      'x-big': 'v'.repeat(bytes),
+    });
+    req.on('response', (h) => {
+      resolve(h['grpc-status']);
+      session.close();
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      resolve(e.code);
+      session.destroy();
+    });
+    req.on('close', () => session.close());
+    req.resume();
+    req.end();
+  }
+}
+
+test('maxHeaderListBytes: a header list over the bound is refused, below it is served', async (t) => {
+  let calls = 0;
+  const served = await serveH2c(
+    async (call) => {
+      calls++;
+      call.end({ code: GrpcStatus.OK });
+    },
+    { maxHeaderListBytes: 4096 },
+  );
+  t.after(() => served.close());
+  assert.equal(await requestWithHeader(served.port, 3000), '0');
+  const refused = await requestWithHeader(served.port, 5000);
+  assert.notEqual(refused, '0');
+  assert.equal(calls, 1);
+  assert.equal(await requestWithHeader(served.port, 100), '0');
 });
