@@ -101,12 +101,14 @@ class H2Call implements WireCall {
   }
 
   sendHeaders(metadata?: Metadata): void {
-    if (this.#ended || this.#headersSent) return;
+    if (this.#ended || this.#headersSent || this.#stream.destroyed || this.#stream.closed) return;
     this.#respond(checkMetadata(metadata));
   }
 
   async send(message: Uint8Array): Promise<void> {
     if (this.#ended) throw new CallError(this.#ended.code, this.#ended.message ?? 'call ended');
+    if (this.#stream.destroyed || this.#stream.closed)
+      throw new CallError(GrpcStatus.CANCELLED, 'stream closed');
     if (!this.#headersSent) this.#respond({});
     if (this.#stream.write(encodeFrame(message))) return;
     await this.#drained();

@@ -149,6 +149,8 @@ test('Trailers-Only: a status with no message travels in the headers, body empty
   assert.deepEqual(a.messages, []);
   assert.equal(a.trailers, undefined);
   assert.match(a.headers.get('access-control-expose-headers') ?? '', /x-why/);
+  const encoded = await webFetch(port, '/test.Echo/Fail', ['ü 100%']);
+  assert.equal(encoded.headers.get('grpc-message'), 'nothing for %C3%BC 100%25');
 });
 
 test('CORS preflight: 204, Origin echoed, POST, the requested headers, a max age', async (t) => {
