@@ -1,2 +1,35 @@
 /** gRPC mocking (SPEC §13): the wire, the descriptors an endpoint uploads, reflection. */
 export * from './types.js';
+
+// --- The wire (grpc-wire): framing, grpc-timeout, calls over HTTP/2 and gRPC-Web, h2c and h2 over TLS.
+export {
+  DEFAULT_MAX_BUFFERED_BYTES,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  FrameDecoder,
+  decodeMessage,
+  encodeFrame,
+  encodeMessage,
+} from './frames.js';
+export { parseGrpcTimeout } from './timeout.js';
+export type { CallOptions, GrpcHandler, WireCall } from './wire-common.js';
+export { createH2Call, serveH2Call } from './h2-call.js';
+export {
+  answerWebPreflight,
+  serveWebCall,
+  webExchange,
+  webExchangeH2,
+  type WebExchange,
+} from './web-call.js';
+export {
+  DEFAULT_H2_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_CONCURRENT_STREAMS,
+  DEFAULT_MAX_HEADER_LIST_BYTES,
+  acceptH2OverTls,
+  acceptH2c,
+  isGrpc,
+  isGrpcWeb,
+  selectAlpn,
+  type H2Acceptor,
+  type H2Options,
+  type StreamHandler,
+} from './transport.js';
