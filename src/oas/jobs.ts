@@ -30,12 +30,14 @@ async function run(
     });
     await store({
       endpoint: job.endpoint,
+      type: 'openapi',
       jobId: job.id,
       intelligenceMock,
       title: spec.title,
       version: spec.version,
       specVersion: spec.specVersion,
       operations: spec.operations as unknown as Json[],
+      files: [],
       size: Buffer.byteLength(spec.document),
       createdAt: ctx.now(),
       document: spec.document,
