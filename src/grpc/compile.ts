@@ -43,6 +43,24 @@ function looksLikeText(data: Buffer): boolean {
   return !data.includes(0) && Buffer.from(data.toString('utf8'), 'utf8').equals(data);
 }
 
+/**
+ * Whether the upload is .proto text: by its name when it says, else by its bytes. A descriptor set
+ * starts with 0x0a (field 1, a file) and is often valid UTF-8 as well: one that decodes is binary.
+ */
+function isText(data: Buffer, name: string): boolean {
+  if (/\.proto$/i.test(name)) return true;
+  if (/\.(pb|binpb|desc|protoset)$/i.test(name)) return false;
+  if (data[0] === 0x0a) {
+    try {
+      fromBinary(FileDescriptorSetSchema, data);
+      return false;
+    } catch {
+      // not a descriptor set: text if it reads as text
+    }
+  }
+  return looksLikeText(data);
+}
+
 function fromProtoText(text: string, filename: string): CompiledUpload {
   let parsed: protobuf.IParserResult;
   try {
@@ -106,11 +124,10 @@ function fromDescriptorSet(data: Buffer): CompiledUpload {
 export function compileUpload(input: { data: Buffer; filename?: string }): CompiledUpload {
   if (input.data.length > GRPC_SPEC_LIMIT)
     throw new AppError('payload_too_large', `A gRPC upload is at most ${GRPC_SPEC_LIMIT} bytes.`);
-  const name = input.filename || 'upload.proto';
-  const compiled =
-    looksLikeText(input.data) && !/\.(pb|binpb|desc|protoset)$/i.test(name)
-      ? fromProtoText(input.data.toString('utf8'), name)
-      : fromDescriptorSet(input.data);
+  const name = input.filename ?? '';
+  const compiled = isText(input.data, name)
+    ? fromProtoText(input.data.toString('utf8'), name || 'upload.proto')
+    : fromDescriptorSet(input.data);
   if (compiled.methods.length === 0)
     throw refused('The upload defines no service: a gRPC mock needs at least one service with a method.');
   return compiled;
