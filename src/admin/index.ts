@@ -25,7 +25,7 @@ export {
   ruleOf,
 } from './rules.js';
 export { deleteStateItem, deleteStateItems, putState, stateItemsOf, type NewStateItem } from './state.js';
-export { deleteSpec, refuseWithoutOpenapi, uploadSpec, type SpecDeps } from './specs.js';
+export { deleteSpec, refuseWithoutOpenapi, uploadGrpcSpec, uploadSpec, type SpecDeps } from './specs.js';
 export { deleteBlob, storeBlob } from './blobs.js';
 export {
   issueCertificate,

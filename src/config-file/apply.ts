@@ -87,7 +87,8 @@ async function applyEndpoint(ctx: ConfigFileDeps, src: Source, p: PlannedEndpoin
     const job = await step(src, '', `${at}/openapi`, () => uploadSpec(ctx, ep, spec, intelligenceMock));
     const failed = await waitForJob(ctx, p.name, job.id);
     if (failed) throw located(src, [{ path: `${at}/openapi`, message: failed }]);
-  } else if (stored) {
+  } else if (stored?.type === 'openapi') {
+    // A file without `openapi` removes an OpenAPI document, not gRPC descriptors uploaded by the API.
     await deleteSpec(ctx, ep);
   }
 }

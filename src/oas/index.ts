@@ -10,7 +10,7 @@ export {
   OAS_VALIDATION_HEAP_MB,
   type ValidSpec,
 } from './validate.js';
-export { startSpecJob, jobView } from './jobs.js';
+export { startSpecJob, startUploadJob, jobView, type UploadWork } from './jobs.js';
 export type { OasDeps } from './deps.js';
 export { specAnswer, compiledSpecOf } from './serve.js';
 export {

@@ -18,7 +18,8 @@ type SpecContext = Pick<OasDeps, 'store' | 'config' | 'log'>;
 
 async function load(ctx: SpecContext, ep: EndpointRecord): Promise<CompiledSpec | null> {
   const spec = await ctx.store.getSpec(ep.name);
-  if (!spec) return null;
+  // gRPC descriptors (SPEC §13) are served by the gRPC plane: for HTTP requests, as if no spec.
+  if (!spec || spec.type !== 'openapi') return null;
   await loadFakeData();
   try {
     return await compileSpec(spec.document, spec.intelligenceMock, undefined, ctx.config.oasSchemaBudget);

@@ -313,6 +313,21 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`INSERT INTO meta (key, value) VALUES ('domains_version', '0')`.execute(db);
       },
     },
+    // gRPC descriptors (SPEC §13) share the one document an endpoint has: `type` says which kind a
+    // row holds (rows before this are OpenAPI); for a gRPC one `document` is the descriptor set in
+    // base64, `operations` its methods and `files` the .proto files it was compiled from.
+    '0011_grpc_specs': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable('oas_specs')
+          .addColumn('type', 'text', (c) => c.notNull().defaultTo('openapi'))
+          .execute();
+        await db.schema
+          .alterTable('oas_specs')
+          .addColumn('files', 'text', (c) => c.notNull().defaultTo('[]'))
+          .execute();
+      },
+    },
     // gRPC calls in the history (SPEC §13): the method and how the call ended, JSON (GrpcRecord); null
     // for every other entry. The messages are the bodies (history/grpc-entry.ts), in their columns.
     '0012_history_grpc': {

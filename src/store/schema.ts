@@ -69,6 +69,8 @@ export interface Database {
   /** An endpoint's OpenAPI document (spec-table.ts). */
   oas_specs: {
     endpoint: string;
+    /** `openapi` or `grpc` (migration 0011). */
+    type: string;
     job_id: string;
     intelligence_mock: number;
     title: string;
@@ -76,6 +78,8 @@ export interface Database {
     spec_version: string;
     operations: string;
     document: string;
+    /** JSON array of the .proto file names of a gRPC spec; `[]` for OpenAPI. */
+    files: string;
     size: number;
     created_at: number;
   };

@@ -1,7 +1,7 @@
 /**
- * OpenAPI mocking's rows (SPEC §7): one uploaded document per endpoint (`oas_specs`, the document as
- * JSON text beside what the API shows of it) and the jobs that process uploads (`oas_jobs`), of which
- * each endpoint keeps its newest few.
+ * The rows of uploaded documents (SPEC §7, §13): one per endpoint (`oas_specs`: an OpenAPI document
+ * as JSON text, or gRPC descriptors as base64, beside what the API shows of it) and the jobs that
+ * process uploads (`oas_jobs`), of which each endpoint keeps its newest few.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
@@ -16,12 +16,14 @@ type JobRow = Database['oas_jobs'];
 function infoOf(r: Omit<SpecRow, 'document'>): SpecInfo {
   return {
     endpoint: r.endpoint,
+    type: r.type === 'grpc' ? 'grpc' : 'openapi',
     jobId: r.job_id,
     intelligenceMock: Number(r.intelligence_mock) === 1,
     title: r.title,
     version: r.version,
     specVersion: r.spec_version,
     operations: JSON.parse(r.operations) as Json[],
+    files: JSON.parse(r.files) as string[],
     size: Number(r.size),
     createdAt: Number(r.created_at),
   };
@@ -31,7 +33,7 @@ function jobOf(r: JobRow): SpecJobRecord {
   return {
     id: r.id,
     endpoint: r.endpoint,
-    type: 'oas',
+    type: r.type === 'grpc' ? 'grpc' : 'oas',
     status: r.status as SpecJobStatus,
     message: r.message,
     progress: Number(r.progress),
@@ -44,12 +46,14 @@ function jobOf(r: JobRow): SpecJobRecord {
 
 const INFO_COLUMNS = [
   'endpoint',
+  'type',
   'job_id',
   'intelligence_mock',
   'title',
   'version',
   'spec_version',
   'operations',
+  'files',
   'size',
   'created_at',
 ] as const;
@@ -60,6 +64,7 @@ export class SpecTable {
   async put(s: SpecRecord): Promise<void> {
     const row: SpecRow = {
       endpoint: s.endpoint,
+      type: s.type,
       job_id: s.jobId,
       intelligence_mock: s.intelligenceMock ? 1 : 0,
       title: s.title,
@@ -67,6 +72,7 @@ export class SpecTable {
       spec_version: s.specVersion,
       operations: JSON.stringify(s.operations),
       document: s.document,
+      files: JSON.stringify(s.files),
       size: s.size,
       created_at: s.createdAt,
     };

@@ -289,26 +289,43 @@ export interface BlobRefusal {
   quota: number;
 }
 
-/** An endpoint's OpenAPI document (SPEC §7), as the upload job stored it: at most one per endpoint. */
+/** What kind of document an endpoint's spec is: an OpenAPI document (SPEC §7) or gRPC descriptors (§13). */
+export type SpecType = 'openapi' | 'grpc';
+
+/**
+ * An endpoint's uploaded document, as the upload job stored it: at most one per endpoint, an OpenAPI
+ * document (SPEC §7) or gRPC descriptors (§13); uploading one kind replaces the other.
+ */
 export interface SpecInfo {
   endpoint: string;
+  type: SpecType;
   /** The job that stored it. */
   jobId: string;
+  /** OpenAPI only (false for gRPC). */
   intelligenceMock: boolean;
+  /** OpenAPI: `info.title`. gRPC: the first service's name, or the package. */
   title: string;
-  /** `info.version` of the document. */
+  /** OpenAPI: `info.version` of the document. gRPC: ''. */
   version: string;
-  /** `openapi` or `swagger` of the document: `3.1.0`, `2.0`. */
+  /** OpenAPI: `openapi` or `swagger` of the document (`3.1.0`, `2.0`). gRPC: the syntax (`proto3`). */
   specVersion: string;
-  /** What the document offers, as `[{ method, path, operationId?, summary? }]`. */
+  /**
+   * OpenAPI: what the document offers, as `[{ method, path, operationId?, summary? }]`. gRPC: the
+   * methods, as `[{ service, method, name, callType, inputType, outputType }]` (MethodInfo).
+   */
   operations: Json[];
-  /** Bytes of the stored document. */
+  /** gRPC: the .proto files the descriptors came from. OpenAPI: []. */
+  files: string[];
+  /** Bytes of the stored document (gRPC: of the descriptor set, not of its base64). */
   size: number;
   createdAt: number;
 }
 
 export interface SpecRecord extends SpecInfo {
-  /** The document as JSON text (YAML uploads are stored converted). */
+  /**
+   * OpenAPI: the document as JSON text (YAML uploads are stored converted). gRPC: the serialized
+   * FileDescriptorSet in base64.
+   */
   document: string;
 }
 
@@ -318,7 +335,8 @@ export type SpecJobStatus = 'QUEUED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
 export interface SpecJobRecord {
   id: string;
   endpoint: string;
-  type: 'oas';
+  /** `oas` for an OpenAPI upload, `grpc` for gRPC descriptors (the hosted service's names). */
+  type: 'oas' | 'grpc';
   status: SpecJobStatus;
   message: string;
   /** 0 to 100. */

@@ -150,12 +150,14 @@ async function storeFanOut(app: TestApp): Promise<void> {
   const document = JSON.stringify(fanOut(20));
   await app.ctx.store.putSpec({
     endpoint: 'fan',
+    type: 'openapi',
     jobId: 'direct',
     intelligenceMock: false,
     title: 'Fan-out',
     version: '1',
     specVersion: '3.0.3',
     operations: [{ method: 'GET', path: '/a' }],
+    files: [],
     size: document.length,
     createdAt: Date.now(),
     document,

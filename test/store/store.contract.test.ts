@@ -126,12 +126,14 @@ for (const b of STORE_BACKENDS) {
     it('specs: one per endpoint, replaced by the next, listed without the document, deleted', async () => {
       const spec = {
         endpoint: 'other',
+        type: 'openapi' as const,
         jobId: 'j1',
         intelligenceMock: false,
         title: 'Pets',
         version: '1.0.0',
         specVersion: '3.0.3',
         operations: [{ method: 'GET', path: '/pets' }],
+        files: [],
         size: 12,
         createdAt: 7,
         document: '{"openapi":"3.0.3"}',
@@ -151,6 +153,54 @@ for (const b of STORE_BACKENDS) {
       assert.equal(await store.deleteSpec('other'), true);
       assert.equal(await store.deleteSpec('other'), false);
       assert.equal(await store.getSpec('other'), undefined);
+    });
+
+    it('gRPC specs: stored with their type, files and methods; replace an OpenAPI spec and back', async () => {
+      const openapi = {
+        endpoint: 'other',
+        type: 'openapi' as const,
+        jobId: 'o1',
+        intelligenceMock: true,
+        title: 'Pets',
+        version: '1.0.0',
+        specVersion: '3.1.0',
+        operations: [{ method: 'GET', path: '/pets' }],
+        files: [],
+        size: 2,
+        createdAt: 5,
+        document: '{}',
+      };
+      const grpc = {
+        endpoint: 'other',
+        type: 'grpc' as const,
+        jobId: 'g1',
+        intelligenceMock: false,
+        title: 'user.UserService',
+        version: '',
+        specVersion: 'proto3',
+        operations: [
+          {
+            service: 'user.UserService',
+            method: 'GetUser',
+            name: 'user.UserService/GetUser',
+            callType: 'unary',
+            inputType: 'user.GetUserRequest',
+            outputType: 'user.User',
+          },
+        ],
+        files: ['user.proto', 'google/protobuf/timestamp.proto'],
+        size: 3,
+        createdAt: 6,
+        document: Buffer.from([0x0a, 0x01, 0xff]).toString('base64'),
+      };
+      await store.putSpec(openapi);
+      await store.putSpec(grpc);
+      assert.deepEqual(await store.getSpec('other'), grpc);
+      const { document: _d, ...info } = grpc;
+      assert.deepEqual(await store.getSpecInfo('other'), info);
+      await store.putSpec(openapi);
+      assert.deepEqual(await store.getSpec('other'), openapi);
+      assert.equal(await store.deleteSpec('other'), true);
     });
 
     it('spec jobs: created, updated, read per endpoint, only the newest kept', async () => {
@@ -188,6 +238,9 @@ for (const b of STORE_BACKENDS) {
         completedAt: 9,
       });
       assert.equal(await store.updateSpecJob('nope', { status: 'FAILED' }), false);
+      const grpcJob = { ...job('job-g', 0), type: 'grpc' as const };
+      await store.createSpecJob(grpcJob);
+      assert.deepEqual(await store.getSpecJob('other', 'job-g'), grpcJob);
       await store.createSpecJob(job('job-b', 2), 2);
       await store.createSpecJob(job('job-c', 3), 2);
       assert.equal(await store.getSpecJob('other', 'job-a'), undefined);
@@ -702,12 +755,14 @@ for (const b of STORE_BACKENDS) {
       await store.createEndpoint({ name: 'specced', createdAt: 1, settings: {} });
       await store.putSpec({
         endpoint: 'specced',
+        type: 'openapi',
         jobId: 'sj',
         intelligenceMock: false,
         title: 't',
         version: '1',
         specVersion: '3.1.0',
         operations: [],
+        files: [],
         size: 2,
         createdAt: 1,
         document: '{}',
