@@ -27,7 +27,12 @@ export const GrpcStatus = {
 export type GrpcStatusCode = (typeof GrpcStatus)[keyof typeof GrpcStatus];
 
 /** The hosted service's names for a method's shape. */
-export const CALL_TYPES = ['unary', 'server_streaming', 'client_streaming', 'bidirectional_streaming'] as const;
+export const CALL_TYPES = [
+  'unary',
+  'server_streaming',
+  'client_streaming',
+  'bidirectional_streaming',
+] as const;
 export type CallType = (typeof CALL_TYPES)[number];
 
 /** One method of an endpoint's descriptors. */
