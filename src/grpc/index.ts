@@ -21,3 +21,13 @@ export {
 } from './descriptors.js';
 export { GRPC_GENERATE_DEPTH, GRPC_GENERATE_NODES } from './generate-message.js';
 // ---- end descriptors ----
+// ---- status details and reflection ----
+export {
+  encodeStatus,
+  checkDetails,
+  googleRpcRegistry,
+  GOOGLE_RPC_DETAIL_TYPES,
+  GRPC_MAX_STATUS_DETAILS,
+} from './status-details.js';
+export { serveReflection, REFLECTION_PATHS } from './reflection.js';
+// ---- end status details and reflection ----
