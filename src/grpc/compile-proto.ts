@@ -381,7 +381,12 @@ class Converter {
     const out = this.typed(f, field.type, scope, field.name, {
       name: field.name,
       number: field.id,
-      label: field.repeated ? Label.REPEATED : field.required ? Label.REQUIRED : Label.OPTIONAL,
+      label:
+        field.rule === 'repeated'
+          ? Label.REPEATED
+          : field.rule === 'required'
+            ? Label.REQUIRED
+            : Label.OPTIONAL,
       jsonName: this.jsonName(field),
       oneofIndex: oneof,
       proto3Optional: opts['proto3_optional'] === true ? true : undefined,
