@@ -100,7 +100,7 @@ function wellKnown(desc: DescMessage, name: string): JsonValue | undefined {
     case 'google.protobuf.Empty':
       return {};
     case 'google.protobuf.Any':
-      return { '@type': 'type.googleapis.com/google.protobuf.Empty', value: {} };
+      return { '@type': 'type.googleapis.com/google.protobuf.Empty' };
     default:
       if (desc.typeName.startsWith('google.protobuf.') && desc.typeName.endsWith('Value')) {
         const value = desc.fields[0];
