@@ -382,9 +382,9 @@ class Converter {
       name: field.name,
       number: field.id,
       label:
-        field.rule === 'repeated'
+        (field as Field & { rule?: string }).rule === 'repeated'
           ? Label.REPEATED
-          : field.rule === 'required'
+          : (field as Field & { rule?: string }).rule === 'required'
             ? Label.REQUIRED
             : Label.OPTIONAL,
       jsonName: this.jsonName(field),

@@ -140,8 +140,8 @@ test('generateResponse fills every field type and always encodes; recursive type
       assert.ok(json[k] !== undefined, `${k} generated`);
     assert.equal(json['color'], 'RED', 'an enum takes its first non-zero value');
     assert.equal(typeof json['i64'], 'string', 'int64 is a string in proto3 JSON');
-    assert.match(String(json['at']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
-    assert.match(String(json['uuid']), /^[0-9a-f-]{36}$/);
+    assert.match(json['at'] as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+    assert.match(json['uuid'] as string, /^[0-9a-f-]{36}$/);
     assert.ok(!('city' in json && 'n' in json), 'one member of a oneof');
     const emails = json['emails'] as string[];
     assert.ok(emails.length >= 1 && emails.length <= 3);
@@ -162,7 +162,7 @@ test('generateResponse fills every field type and always encodes; recursive type
 
 test('generateResponse for a shop item encodes and decodes', () => {
   const json = shop.generateResponse('/shop.v1.Shop/Watch', 42) as Record<string, JsonValue>;
-  assert.match(String(json['email'] ?? 'a@b.c'), /@/);
+  assert.match(json['email'] as string, /@/);
   const bytes = shop.encodeResponse('/shop.v1.Shop/Watch', json);
   assert.ok(shop.messageToJson('shop.v1.Item', bytes));
 });
