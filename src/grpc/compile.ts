@@ -1,134 +1,226 @@
 /**
- * PROVISIONAL: stands in for the real compiler of gRPC uploads (written beside this branch, replacing
- * this file at merge) with the same signature. A `.proto` text is parsed with protobufjs and must be
- * self-contained (its imports are not resolved); a binary upload is read as a FileDescriptorSet with
- * @bufbuild/protobuf. Either way the answer lists the services and methods; a text upload's
- * `descriptorSet` is empty (the real compiler builds it). An upload with no service is refused.
- * Invariant: throws only AppError `validation_error` (with `details`) for a bad upload.
+ * An uploaded gRPC descriptor (SPEC §13) turned into what an endpoint serves from: a serialized
+ * FileDescriptorSet holding every file it needs, and its methods. The upload is either `.proto` text
+ * (compile-proto.ts) or a compiled descriptor set (`protoc --include_imports --descriptor_set_out`,
+ * `buf build -o x.binpb`), told apart by the file name or, without one, by whether the bytes parse as
+ * a FileDescriptorSet whose files have names.
+ *
+ * Invariants: the result always loads with `loadDescriptors` (the registry is built here once to
+ * check it); a `google/protobuf/*` file an upload imports is taken from the bundled copies when the
+ * upload lacks it; every refusal is an AppError('validation_error') naming the file (and line).
  */
-import protobuf from 'protobufjs';
-import { createFileRegistry, fromBinary } from '@bufbuild/protobuf';
-import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
-import { AppError } from '../errors.js';
-import type { CallType, MethodInfo } from './types.js';
+import { create, createFileRegistry, fromBinary, toBinary, type FileRegistry } from '@bufbuild/protobuf';
+import {
+  FileDescriptorSetSchema,
+  type DescriptorProto,
+  type FileDescriptorProto,
+} from '@bufbuild/protobuf/wkt';
+import type { MethodInfo } from './types.js';
+import { BUNDLED_FILES, DEFAULT_SPEC_LIMITS, specError, type SpecLimits } from './compile-limits.js';
+import { protoSourcesToFiles, type ProtoSource } from './compile-proto.js';
+import { methodInfosOf } from './descriptors.js';
 
-/** Largest gRPC upload (a .proto or a descriptor set), in bytes: 2.5 MB (SPEC §13). */
-export const GRPC_SPEC_LIMIT = 2.5 * 1024 * 1024;
+export {
+  GRPC_SPEC_LIMIT,
+  GRPC_SPEC_MAX_DEPTH,
+  GRPC_SPEC_MAX_FIELDS,
+  GRPC_SPEC_MAX_FILES,
+  GRPC_SPEC_MAX_TYPES,
+  type SpecLimits,
+} from './compile-limits.js';
 
-/** What an upload compiles to: the descriptor set to store and what the API shows of it. */
+/** What an endpoint keeps of an upload. */
 export interface CompiledUpload {
-  /** A serialized google.protobuf.FileDescriptorSet. */
+  /** A serialized google.protobuf.FileDescriptorSet, dependencies first, every dependency included. */
   descriptorSet: Uint8Array;
-  /** `proto3`, `proto2` or `editions`. */
+  /** `proto3`, `proto2` or `editions`: that of the (first) file that defines a service. */
   syntax: string;
-  /** The .proto file names the descriptors came from. */
+  /** The names of the files in the set, dependencies first. */
   files: string[];
+  /** Every method of every service in the set. */
   methods: MethodInfo[];
 }
 
-function refused(message: string, path = '/file'): AppError {
-  return new AppError('validation_error', message, { details: [{ path, message }] });
-}
+const SET_EXTENSIONS = /\.(pb|binpb|desc|protoset|bin)$/i;
 
-function callTypeOf(clientStreaming: boolean, serverStreaming: boolean): CallType {
-  if (clientStreaming) return serverStreaming ? 'bidirectional_streaming' : 'client_streaming';
-  return serverStreaming ? 'server_streaming' : 'unary';
-}
-
-/** A protobufjs full name (`.pkg.Name`) without its leading dot. */
-const bare = (name: string): string => name.replace(/^\./, '');
-
-/** True when the bytes read as text (UTF-8 without NUL), as a .proto file does. */
-function looksLikeText(data: Buffer): boolean {
-  return !data.includes(0) && Buffer.from(data.toString('utf8'), 'utf8').equals(data);
+/** The upload's file name as a descriptor names it: the last path segment, `upload.proto` if none. */
+function protoName(filename: string | undefined): string {
+  const base = (filename ?? '').split(/[\\/]/).pop() ?? '';
+  return base === '' ? 'upload.proto' : base;
 }
 
 /**
- * Whether the upload is .proto text: by its name when it says, else by its bytes. A descriptor set
- * starts with 0x0a (field 1, a file) and is often valid UTF-8 as well: one that decodes is binary.
+ * Compiles an upload. Throws AppError('validation_error') for anything that cannot be served:
+ * too large, not UTF-8 text nor a descriptor set, a syntax error, an unresolved import or type, a
+ * set with missing dependencies, no service, or past one of the `limits` (SpecLimits, defaults the
+ * GRPC_SPEC_* constants).
  */
-function isText(data: Buffer, name: string): boolean {
-  if (/\.proto$/i.test(name)) return true;
-  if (/\.(pb|binpb|desc|protoset)$/i.test(name)) return false;
-  if (data[0] === 0x0a) {
-    try {
-      fromBinary(FileDescriptorSetSchema, data);
-      return false;
-    } catch {
-      // not a descriptor set: text if it reads as text
-    }
-  }
-  return looksLikeText(data);
+export function compileUpload(
+  input: { data: Buffer | Uint8Array; filename?: string },
+  limits: Partial<SpecLimits> = {},
+): CompiledUpload {
+  const lim: SpecLimits = { ...DEFAULT_SPEC_LIMITS, ...limits };
+  const name = protoName(input.filename);
+  if (input.data.byteLength > lim.bytes)
+    throw specError(
+      name,
+      undefined,
+      `the upload is ${input.data.byteLength} bytes, more than the limit of ${lim.bytes}`,
+    );
+  const byName = input.filename !== undefined && SET_EXTENSIONS.test(input.filename);
+  const isProto = input.filename?.toLowerCase().endsWith('.proto') === true;
+  const set = isProto ? undefined : asDescriptorSet(input.data, !byName);
+  if (byName && !set)
+    throw specError(
+      name,
+      undefined,
+      'not a FileDescriptorSet (expected the output of protoc --descriptor_set_out or buf build)',
+    );
+  const files = set ?? protoSourcesToFiles([{ name, text: utf8(input.data, name) }], lim);
+  return finish(files, name, lim);
 }
 
-function fromProtoText(text: string, filename: string): CompiledUpload {
-  let parsed: protobuf.IParserResult;
+/**
+ * Compiles `.proto` sources that import each other (the bundled google/protobuf files resolve too):
+ * the path for protos Mockingbird ships itself (google.rpc, reflection).
+ */
+export function compileProtoSources(
+  sources: ProtoSource[],
+  limits: Partial<SpecLimits> = {},
+): CompiledUpload {
+  const lim: SpecLimits = { ...DEFAULT_SPEC_LIMITS, ...limits };
+  return finish(protoSourcesToFiles(sources, lim), sources[0]?.name ?? 'upload.proto', lim, false);
+}
+
+function utf8(data: Uint8Array, name: string): string {
   try {
-    parsed = protobuf.parse(text, { keepCase: true });
-    parsed.root.resolveAll();
-  } catch (err) {
-    throw refused(`The .proto file cannot be compiled: ${(err as Error).message}`);
+    return new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    throw specError(name, undefined, 'neither UTF-8 .proto text nor a binary FileDescriptorSet');
   }
-  const methods: MethodInfo[] = [];
-  const visit = (ns: protobuf.NamespaceBase): void => {
-    for (const obj of ns.nestedArray) {
-      if (obj instanceof protobuf.Service) {
-        const service = bare(obj.fullName);
-        for (const m of obj.methodsArray)
-          methods.push({
-            service,
-            method: m.name,
-            name: `${service}/${m.name}`,
-            callType: callTypeOf(m.requestStream === true, m.responseStream === true),
-            inputType: bare(m.resolvedRequestType?.fullName ?? m.requestType),
-            outputType: bare(m.resolvedResponseType?.fullName ?? m.responseType),
-          });
-      } else if (obj instanceof protobuf.Namespace) visit(obj);
-    }
-  };
-  visit(parsed.root);
-  const declared = /^\s*(?:syntax\s*=\s*["'](proto[23])["']|(edition)\s*=)/m.exec(text);
-  const syntax = declared?.[1] ?? (declared?.[2] ? 'editions' : 'proto2');
-  return { descriptorSet: new Uint8Array(), syntax, files: [filename], methods };
 }
 
-function fromDescriptorSet(data: Buffer): CompiledUpload {
-  let files: string[];
-  let syntax = 'proto3';
-  const methods: MethodInfo[] = [];
+/**
+ * The files of `data` if it is a FileDescriptorSet whose files all have names, else undefined;
+ * recognised by content alone (`strict`), the names must also end in `.proto`, so text that happens
+ * to parse as protobuf binary is not taken for a set.
+ */
+function asDescriptorSet(data: Uint8Array, strict: boolean): FileDescriptorProto[] | undefined {
   try {
     const set = fromBinary(FileDescriptorSetSchema, data);
-    files = set.file.map((f) => f.name);
-    syntax = set.file.at(-1)?.syntax || 'proto2';
-    for (const file of createFileRegistry(set).files)
-      for (const s of file.services)
-        for (const m of s.methods)
-          methods.push({
-            service: s.typeName,
-            method: m.name,
-            name: `${s.typeName}/${m.name}`,
-            callType: m.methodKind === 'bidi_streaming' ? 'bidirectional_streaming' : m.methodKind,
-            inputType: m.input.typeName,
-            outputType: m.output.typeName,
-          });
-  } catch (err) {
-    throw refused(`The upload is neither a .proto file nor a descriptor set: ${(err as Error).message}`);
+    const bad = (n: string): boolean => n === '' || (strict && !n.endsWith('.proto'));
+    if (set.file.length === 0 || set.file.some((f) => bad(f.name))) return undefined;
+    return set.file;
+  } catch {
+    return undefined;
   }
-  return { descriptorSet: new Uint8Array(data), syntax, files, methods };
 }
 
-/**
- * Compiles one upload: a `.proto` text or a serialized FileDescriptorSet. Throws AppError
- * `validation_error` (details `[{ path, message }]`) when it does not compile or defines no service.
- */
-export function compileUpload(input: { data: Buffer; filename?: string }): CompiledUpload {
-  if (input.data.length > GRPC_SPEC_LIMIT)
-    throw new AppError('payload_too_large', `A gRPC upload is at most ${GRPC_SPEC_LIMIT} bytes.`);
-  const name = input.filename ?? '';
-  const compiled = isText(input.data, name)
-    ? fromProtoText(input.data.toString('utf8'), name || 'upload.proto')
-    : fromDescriptorSet(input.data);
-  if (compiled.methods.length === 0)
-    throw refused('The upload defines no service: a gRPC mock needs at least one service with a method.');
-  return compiled;
+/** Adds the bundled files the set imports but lacks, checks bounds and orders dependencies first. */
+function complete(files: FileDescriptorProto[], lim: SpecLimits): FileDescriptorProto[] {
+  const byName = new Map<string, FileDescriptorProto>();
+  for (const f of files) {
+    if (byName.has(f.name)) throw specError(f.name, undefined, 'the descriptor set holds this file twice');
+    byName.set(f.name, f);
+  }
+  const ordered: FileDescriptorProto[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (root: FileDescriptorProto): void => {
+    const stack: { file: FileDescriptorProto; next: number }[] = [{ file: root, next: 0 }];
+    state.set(root.name, 'visiting');
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as { file: FileDescriptorProto; next: number };
+      const dep = top.file.dependency[top.next++];
+      if (dep === undefined) {
+        state.set(top.file.name, 'done');
+        ordered.push(top.file);
+        stack.pop();
+        continue;
+      }
+      if (state.get(dep) === 'done') continue;
+      if (state.get(dep) === 'visiting')
+        throw specError(top.file.name, undefined, `import cycle through "${dep}"`);
+      let file = byName.get(dep);
+      if (!file) {
+        const bundled = BUNDLED_FILES.get(dep);
+        if (!bundled)
+          throw specError(
+            top.file.name,
+            undefined,
+            `imports "${dep}", which the descriptor set does not include (build it with --include_imports)`,
+          );
+        file = bundled.proto;
+        byName.set(dep, file);
+      }
+      state.set(dep, 'visiting');
+      stack.push({ file, next: 0 });
+    }
+  };
+  for (const f of files) if (state.get(f.name) !== 'done') visit(f);
+  if (ordered.length > lim.maxFiles)
+    throw specError(ordered[0]?.name ?? '', undefined, `more than ${lim.maxFiles} files`);
+  countDeclarations(ordered, lim);
+  return ordered;
+}
+
+/** Counts types and fields without recursion (a set's nesting is untrusted too). */
+function countDeclarations(files: FileDescriptorProto[], lim: SpecLimits): void {
+  let types = 0;
+  let fields = 0;
+  for (const f of files) {
+    types += f.enumType.length + f.service.length;
+    fields += f.extension.length;
+    for (const e of f.enumType) fields += e.value.length;
+    for (const s of f.service) fields += s.method.length;
+    const stack: { m: DescriptorProto; depth: number }[] = f.messageType.map((m) => ({ m, depth: 1 }));
+    while (stack.length > 0) {
+      const { m, depth } = stack.pop() as { m: DescriptorProto; depth: number };
+      if (depth > lim.maxDepth)
+        throw specError(f.name, undefined, `${m.name}: nesting deeper than ${lim.maxDepth} levels`);
+      types += 1 + m.enumType.length;
+      fields += m.field.length + m.extension.length;
+      for (const e of m.enumType) fields += e.value.length;
+      for (const n of m.nestedType) stack.push({ m: n, depth: depth + 1 });
+      if (types > lim.maxTypes)
+        throw specError(f.name, undefined, `more than ${lim.maxTypes} messages, enums and services`);
+      if (fields > lim.maxFields)
+        throw specError(f.name, undefined, `more than ${lim.maxFields} fields, enum values and methods`);
+    }
+    if (types > lim.maxTypes)
+      throw specError(f.name, undefined, `more than ${lim.maxTypes} messages, enums and services`);
+    if (fields > lim.maxFields)
+      throw specError(f.name, undefined, `more than ${lim.maxFields} fields, enum values and methods`);
+  }
+}
+
+function finish(
+  files: FileDescriptorProto[],
+  name: string,
+  lim: SpecLimits,
+  needService = true,
+): CompiledUpload {
+  const ordered = complete(files, lim);
+  const set = create(FileDescriptorSetSchema, { file: ordered });
+  let registry: FileRegistry;
+  try {
+    registry = createFileRegistry(set);
+  } catch (err) {
+    throw specError(
+      name,
+      undefined,
+      `the descriptors do not link: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const methods = methodInfosOf(registry);
+  if (needService && methods.length === 0)
+    throw specError(name, undefined, 'The proto defines no service; a gRPC mock needs one');
+  const withService = ordered.find((f) => f.service.length > 0) ?? ordered[ordered.length - 1];
+  const syntax =
+    withService?.syntax === '' || withService?.syntax === undefined ? 'proto2' : withService.syntax;
+  return {
+    descriptorSet: toBinary(FileDescriptorSetSchema, set),
+    syntax,
+    files: ordered.map((f) => f.name),
+    methods,
+  };
 }
