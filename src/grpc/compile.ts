@@ -9,6 +9,7 @@
  * check it); a `google/protobuf/*` file an upload imports is taken from the bundled copies when the
  * upload lacks it; every refusal is an AppError('validation_error') naming the file (and line).
  */
+import { AppError } from '../errors.js';
 import { create, createFileRegistry, fromBinary, toBinary, type FileRegistry } from '@bufbuild/protobuf';
 import {
   FileDescriptorSetSchema,
@@ -61,12 +62,11 @@ export function compileUpload(
 ): CompiledUpload {
   const lim: SpecLimits = { ...DEFAULT_SPEC_LIMITS, ...limits };
   const name = protoName(input.filename);
-  if (input.data.byteLength > lim.bytes)
-    throw specError(
-      name,
-      undefined,
-      `the upload is ${input.data.byteLength} bytes, more than the limit of ${lim.bytes}`,
-    );
+  // The same refusal as the route's own limit (413), for a caller that did not check it first.
+  if (input.data.byteLength > lim.bytes) {
+    const message = `the upload is ${input.data.byteLength} bytes, more than the limit of ${lim.bytes}`;
+    throw new AppError('payload_too_large', `${name}: ${message}`, { details: [{ path: name, message }] });
+  }
   const byName = input.filename !== undefined && SET_EXTENSIONS.test(input.filename);
   const isProto = input.filename?.toLowerCase().endsWith('.proto') === true;
   const set = isProto ? undefined : asDescriptorSet(input.data, !byName);

@@ -15,10 +15,10 @@ const compile = (text: string, filename = 'shop.proto', limits = {}) =>
   compileUpload({ data: Buffer.from(text), filename }, limits);
 
 /** Asserts a refusal: validation_error whose one detail's path is `path` and message matches. */
-function refused(fn: () => unknown, path: string, message: RegExp): void {
+function refused(fn: () => unknown, path: string, message: RegExp, code = 'validation_error'): void {
   assert.throws(fn, (err: unknown) => {
     assert.ok(err instanceof AppError, String(err));
-    assert.equal(err.code, 'validation_error');
+    assert.equal(err.code, code);
     assert.equal(err.details?.[0]?.path, path);
     assert.match(err.details?.[0]?.message ?? '', message);
     return true;
@@ -232,11 +232,13 @@ test('the byte limit: GRPC_SPEC_LIMIT is 2.5 MiB; limit - 1 and limit pass, limi
     () => compile(text, 'shop.proto', { bytes: n - 1 }),
     'shop.proto',
     new RegExp(`${n} bytes, more than the limit of ${n - 1}`),
+    'payload_too_large',
   );
   refused(
     () => compileUpload({ data: Buffer.alloc(GRPC_SPEC_LIMIT + 1), filename: 'big.proto' }),
     'big.proto',
     /more than the limit/,
+    'payload_too_large',
   );
 });
 

@@ -225,7 +225,10 @@ test('an upload with no service, a .proto that does not compile, or bytes that a
   );
   assertError(noService, 400, 'validation_error');
   assert.match(noService.body.error.message, /no service/);
-  assert.deepEqual(noService.body.error.details, [{ path: '/file', message: noService.body.error.message }]);
+  // Refusals name the file, and the line where there is one (`file:line`).
+  assert.deepEqual(noService.body.error.details, [
+    { path: 'upload.proto', message: 'The proto defines no service; a gRPC mock needs one' },
+  ]);
 
   const broken = await postSpecMultipart(
     app,
@@ -235,8 +238,8 @@ test('an upload with no service, a .proto that does not compile, or bytes that a
     'b.proto',
   );
   assertError(broken, 400, 'validation_error');
-  assert.match(broken.body.error.message, /cannot be compiled/);
-  assert.equal(broken.body.error.details[0].path, '/file');
+  assert.match(broken.body.error.message, /^b\.proto:2: /);
+  assert.equal(broken.body.error.details[0].path, 'b.proto:2');
 
   const unresolved = await postBody(
     app,
@@ -245,6 +248,9 @@ test('an upload with no service, a .proto that does not compile, or bytes that a
     'text/plain',
   );
   assertError(unresolved, 400, 'validation_error');
+  assert.deepEqual(unresolved.body.error.details, [
+    { path: 'upload.proto:2', message: 'Do: type "Nope" is not defined' },
+  ]);
 
   const garbage = await postBody(
     app,
@@ -253,7 +259,7 @@ test('an upload with no service, a .proto that does not compile, or bytes that a
     'application/octet-stream',
   );
   assertError(garbage, 400, 'validation_error');
-  assert.match(garbage.body.error.message, /neither a \.proto file nor a descriptor set/);
+  assert.match(garbage.body.error.message, /neither UTF-8 \.proto text nor a binary FileDescriptorSet/);
 
   const empty = create(FileDescriptorSetSchema, {});
   const none = await postBody(
