@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { inject, type InjectOptions, type Response as InjectResponse } from 'light-my-request';
 import { ConfigError, type Config } from './config.js';
@@ -32,16 +33,19 @@ import {
   EndpointCache,
   SANDBOX_HEADERS,
   endpointLifecycle,
+  endpointNamer,
   sharedClaims,
   targetFinder,
   type EndpointRouting,
   type LifecycleDeps,
 } from './endpoint/index.js';
-import { endpointPlane, type Plane } from './serve/index.js';
+import { endpointPlane, grpcDoor, isGrpcWebRequest, type GrpcDoor, type Plane } from './serve/index.js';
+import { acceptH2c, acceptH2OverTls, type StreamHandler } from './grpc/index.js';
 import { echoPipeline, type EchoDeps } from './echo/index.js';
 import {
   CrudListBudget,
   endpointResolver,
+  grpcService,
   mockPipeline,
   type Endpoint,
   type MockDeps,
@@ -182,9 +186,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   let tunnelHops: TunnelCluster | undefined = undefined;
   /** With REDIS_URL: brings the custom domains up to the shared version before dispatching. */
   let claimsChecked: ((req: IncomingMessage) => Promise<void> | undefined) | undefined;
+  // Built with the plane: gRPC-Web over HTTP/1.1 is a call, not a request (SPEC §13).
+  let calls: GrpcDoor | undefined = undefined;
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const target = targetOf(req);
-    if (target) plane!.handle(req, res, target);
+    if (isGrpcWebRequest(req)) calls!.web(req, res, target);
+    else if (target) plane!.handle(req, res, target);
     else fastify.routing(req, res);
   };
   /**
@@ -359,6 +366,19 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const lifecycle = endpointLifecycle(ctx, routing);
   const door = endpointPlane({ lifecycle, log: requestLine, logger: log, captureLimit: config.captureLimit });
   plane = door;
+  // gRPC on the same port: HTTP/2 over TLS (ALPN h2) or h2c on the cleartext port, and gRPC-Web.
+  calls = grpcDoor({
+    resolve: async (name) => {
+      const r = await lifecycle.resolve({ name, path: '/', pathForm: false });
+      return r === undefined ? undefined : r.pipeline === user ? r.endpoint : 'built-in';
+    },
+    named: endpointNamer(config.baseDomain, domains),
+    serve: grpcService(ctx),
+    call: {},
+  });
+  const onStream: StreamHandler = (stream, headers, socket) => calls.stream(stream, headers, socket);
+  if (https) acceptH2OverTls(fastify.server as unknown as HttpsServer, onStream);
+  else acceptH2c(fastify.server, onStream);
   // Closing, the door answers 503, as Fastify does (return503OnClosing) for the management plane.
   fastify.addHook('preClose', (done) => {
     door.close();

@@ -82,3 +82,5 @@ export {
 } from './status-details.js';
 export { serveReflection, REFLECTION_PATHS } from './reflection.js';
 // ---- end status details and reflection ----
+// ---- playing a plan on a call ----
+export { answerOnce, answerStream, answerTurn, endTurns, pause, type GrpcPlan } from './respond.js';

@@ -206,6 +206,8 @@ export interface RequestParts {
   socket: Socket;
   httpVersion: string;
   trustProxy: boolean;
+  /** A gRPC call: the method it names (`pkg.Service/Method`). */
+  grpc?: { method: string };
 }
 
 /**
@@ -244,6 +246,7 @@ export function captureParts(p: RequestParts): CapturedRequest {
     files: body.files,
     warnings: body.warnings,
   };
+  if (p.grpc) (captured as { grpc?: CapturedRequest['grpc'] }).grpc = p.grpc;
   if (tls)
     (captured as { peerCertificate?: CapturedRequest['peerCertificate'] }).peerCertificate =
       peerCertificateOf(p.socket as TLSSocket);

@@ -42,3 +42,10 @@ export {
   type GrpcAction,
 } from './rule-model.js';
 export { GRPC_MAX_DETAIL_BYTES } from './grpc-rule-checks.js';
+export {
+  grpcService,
+  GRPC_CLIENT_MESSAGES_MAX,
+  GENERATED_STREAM_COUNT,
+  type CallTransport,
+  type GrpcServiceDeps,
+} from './grpc-service.js';

@@ -5,8 +5,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import * as loader from '@grpc/proto-loader';
+import { adminAuth, type TestApp } from './app.js';
 
 export { grpc };
 
@@ -68,4 +70,28 @@ export function readStream<T = Record<string, unknown>>(
     call.on('error', (err: grpc.ServiceError) => reject(Object.assign(err, { messages: got })));
     call.on('end', () => resolve(got));
   });
+}
+
+/** Uploads `proto` to endpoint `ep`'s specs and waits for its job to complete. */
+export async function uploadProto(app: TestApp, ep: string, proto: string): Promise<void> {
+  const r = await app.inject({
+    method: 'POST',
+    url: `/api/v2/endpoints/${ep}/specs`,
+    headers: { ...adminAuth, 'content-type': 'text/plain' },
+    payload: proto,
+  });
+  assert.equal(r.statusCode, 202, r.body);
+  const { jobId } = JSON.parse(r.body) as { jobId: string };
+  for (let i = 0; i < 200; i++) {
+    const j = await app.inject({
+      method: 'GET',
+      url: `/api/v2/endpoints/${ep}/jobs/${jobId}`,
+      headers: adminAuth,
+    });
+    const status = (JSON.parse(j.body) as { status: string }).status;
+    if (status === 'COMPLETED') return;
+    assert.notEqual(status, 'FAILED', j.body);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`the upload job of ${ep} did not complete`);
 }
