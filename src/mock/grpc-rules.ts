@@ -78,7 +78,7 @@ function compilePlan(ctx: Pick<MockDeps, 'config' | 'now'>, rule: Rule, locale: 
       trailers: a.trailers,
       details:
         a.details && a.details.length > 0 && status !== GrpcStatus.OK
-          ? encodeStatus(status, a.statusMessage ?? '', a.details as JsonValue[], d.jsonRegistry)
+          ? encodeStatus(status, a.statusMessage ?? '', a.details, d.jsonRegistry)
           : undefined,
       message,
     };
