@@ -80,7 +80,7 @@ function bodyOf(content: unknown): { text: string } | { reason: string } {
   const encoding = content['encoding'];
   if (encoding === undefined || encoding === '') return { text };
   if (encoding !== 'base64')
-    return { reason: `response.content.encoding "${String(encoding)}" is not base64` };
+    return { reason: `response.content.encoding ${JSON.stringify(encoding)} is not base64` };
   const bytes = Buffer.from(text, 'base64');
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
@@ -161,7 +161,7 @@ function convert(entry: unknown, index: number, wanted: readonly string[]): Conv
         ...headerConditions,
       ],
       action: { type: 'mock', status, headers: answerHeaders(res['headers']), body: body.text },
-    }) as RuleData;
+    });
     return { rule, key: duplicateKey(method, path, query) };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
