@@ -52,7 +52,8 @@ const HarBody = Type.Object(
 );
 type HarBody = Static<typeof HarBody>;
 
-const HarImported = Type.Object({
+/** The import's answer (also the preview's). */
+export const HarImported = Type.Object({
   created: Type.Integer({ description: 'Rules appended (0 in preview).' }),
   skipped: Type.Array(
     Type.Object({
