@@ -150,9 +150,8 @@ export const ListQuery = Type.Object(
     mode: Type.Optional(Mode),
     format: Type.Optional(
       StringEnum(['json', 'har', 'ndjson'], {
-        default: 'json',
         description:
-          '`json`: the page of entries; `har`: a HAR 1.2 document of every matching entry (up to `limit`); ' +
+          '`json` (when left out): the page of entries; `har`: a HAR 1.2 document of every matching entry (up to `limit`); ' +
           '`ndjson`: the same entries, one verbose entry a line (`application/x-ndjson`). Both are streamed.',
       }),
     ),
