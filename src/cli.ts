@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, SETTINGS, loadConfig, type Config } from './config.js';
 import { buildApp } from './server.js';
 import { DataDirInUse } from './store/index.js';
-import { keysCommand } from './commands/index.js';
+import { importHarCommand, keysCommand } from './commands/index.js';
 import { redisProblem, safeUrl, startBanner } from './start-report.js';
 import { endpointNameProblem } from './endpoint/index.js';
 import { runTunnel } from './tunnel/index.js';
@@ -28,13 +28,15 @@ const USAGE = `Usage: mockingbird [serve] [--config FILE [--watch]] [options]
        mockingbird tunnel --endpoint NAME --port PORT [--host HOST] [--server URL] [--api-key KEY]
        mockingbird export [--endpoint NAME] [--server URL] [--api-key KEY] > mockingbird.yaml
        mockingbird import FILE [--server URL] [--api-key KEY]
+       mockingbird import --har FILE --endpoint NAME [--preview] [--header NAME]… [--server URL] [--api-key KEY]
 
 Commands:
   serve         start the service (default)
   keys          create (and print once), list or revoke API keys of a running server (mockingbird keys --help)
   tunnel        forward the endpoint's requests that no rule answers to a local service (see below)
   export        print a running server's endpoints as a configuration file (YAML)
-  import        apply a configuration file to a running server through its API
+  import        apply a configuration file to a running server through its API; with --har, turn a
+                HAR capture into rules of one endpoint (mockingbird import --har --help)
 
 Options (each also read from the environment variable shown):
 ${SETTINGS.map((s) => `  --${s.flag.padEnd(24)} ${s.env.padEnd(24)} ${s.help}`).join('\n')}
@@ -245,6 +247,11 @@ async function main(): Promise<void> {
     return;
   }
   const first = process.argv[2];
+  if (first === 'import' && process.argv.slice(3).some((a) => a === '--har' || a.startsWith('--har='))) {
+    const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
+    process.exitCode = await importHarCommand(process.argv.slice(3), { ...io, env: process.env });
+    return;
+  }
   if (first === 'export' || first === 'import') {
     const io = {
       out: (t: string) => process.stdout.write(t),

@@ -88,6 +88,8 @@ export interface Config {
   blobQuotaTotal: number;
   /** Largest OpenAPI document uploaded with POST …/specs, in bytes. */
   oasSpecLimit: number;
+  /** Largest HAR document uploaded with POST …/import/har, in bytes. */
+  harImportLimit: number;
   /** Work units expanding an OpenAPI document's schema composition may cost; past it the upload is 400. */
   oasSchemaBudget: number;
   // ---- CRUD collections (issue 13 part 3) ----
@@ -134,6 +136,8 @@ export interface Config {
   calloutMaxDepth: number;
   historyRetentionDays: number;
   historyMaxEntries: number;
+  /** Most entries one history export (`format=har` or `ndjson`) writes. */
+  historyExportMax: number;
   /** Bytes of history (bodies, headers, files) kept per endpoint; the oldest entries go past it. */
   historyMaxBytes: number;
   /** Entries waiting to be written; past it the oldest are dropped and counted. */
@@ -277,6 +281,10 @@ const cidrList: Parser<string[]> = (raw, name) => {
 };
 
 const MB = 1024 * 1024;
+/** HISTORY_EXPORT_MAX by default: the entries one HAR or NDJSON export writes unless told fewer. */
+export const HISTORY_EXPORT_MAX_DEFAULT = 10_000;
+/** The most HISTORY_EXPORT_MAX may be set to (the export's `limit` parameter is checked against it too). */
+export const HISTORY_EXPORT_CEILING = 1_000_000;
 
 /** OAS_SCHEMA_BUDGET's default, also the budget of a raw schema given to the generator. */
 export const OAS_SCHEMA_BUDGET_DEFAULT = 1_000_000;
@@ -708,6 +716,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     default: 5 * MB,
     parse: int(1024, 100 * MB),
   },
+  {
+    key: 'harImportLimit',
+    env: 'HAR_IMPORT_LIMIT',
+    flag: 'har-import-limit',
+    help: 'largest HAR document (POST …/import/har) in bytes',
+    default: 16 * MB,
+    parse: int(1024, 256 * MB),
+  },
   // allOf: [A1, A1] twenty levels deep is 2 KB that expands to 2^20 copies: 6 s a request when it was
   // expanded per request (issue 30). Expanded once at upload instead, within this many work units.
   {
@@ -841,6 +857,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'history entries kept per endpoint',
     default: 100_000,
     parse: int(1, 100_000_000),
+  },
+  {
+    key: 'historyExportMax',
+    env: 'HISTORY_EXPORT_MAX',
+    flag: 'history-export-max',
+    help: 'most entries one history export (GET …/requests?format=har|ndjson) writes',
+    default: HISTORY_EXPORT_MAX_DEFAULT,
+    parse: int(1, HISTORY_EXPORT_CEILING),
   },
   {
     key: 'historyMaxBytes',

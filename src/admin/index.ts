@@ -16,6 +16,7 @@ export {
 export {
   appendRecordedRule,
   appendRule,
+  appendRules,
   deleteAllRules,
   deleteRule,
   patchedRule,

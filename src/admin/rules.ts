@@ -1,6 +1,6 @@
 /**
- * Commands on an endpoint's rules: replace them all, append one, replace or patch one, delete one or
- * all, reorder, and append a recorded exchange. Rules are validated whole (src/mock/rule-model.ts) and
+ * Commands on an endpoint's rules: replace them all, append one or several (an import), replace or
+ * patch one, delete one or all, reorder, and append a recorded exchange. Rules are validated whole (src/mock/rule-model.ts) and
  * checked against the endpoint's plan (maxRules, templating: 403 plan_limit) and its blobs; each change
  * announces `rules` with the event the dashboards have always received for it.
  */
@@ -119,6 +119,35 @@ export async function appendRule(deps: RuleDeps, ep: EndpointRecord, input: unkn
   );
   await rulesChanged(deps, ep.name, written, 'rule.created', rule);
   return rule;
+}
+
+/**
+ * Appends already validated rules (a HAR import, src/mock/har-import.ts) at the bottom, in order, with
+ * new ids, in one transaction: all of them or none (403 plan_limit, 400 past MAX_ENDPOINT_RULES). One
+ * `rules.reordered` event carries the new order: the dashboards reload the list once, not per rule.
+ */
+export async function appendRules(deps: RuleDeps, ep: EndpointRecord, data: RuleData[]): Promise<Rule[]> {
+  if (data.length === 0) return [];
+  const count = await deps.store.countRules(ep.name);
+  checkPlan(deps, ep, data, count + data.length);
+  await checkBlobs(deps, ep, data, (i) => `/rules/${i}`);
+  if (count + data.length > MAX_ENDPOINT_RULES)
+    throw validationError([
+      detail(
+        '/',
+        `An endpoint holds at most ${MAX_ENDPOINT_RULES} rules (it has ${count}; this adds ${data.length})`,
+      ),
+    ]);
+  const rules: Rule[] = data.map((d) => ({ id: newRuleId(), ...d }));
+  const written = await deps.store.changeEndpoint(ep.name, async (tx) => {
+    for (const rule of rules) await tx.appendRule(ep.name, ruleToRecord(rule));
+    return (await tx.listRules(ep.name)).map((r) => r.id);
+  });
+  await rulesChanged(deps, ep.name, written, 'rules.reordered', {
+    order: written.result,
+    appended: rules.length,
+  });
+  return rules;
 }
 
 /** Replaces the rule `id` with `input`, keeping its id and position (404 when unknown). */

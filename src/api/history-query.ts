@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import { userRegexProblem } from '../regex/index.js';
 import { detail } from '../schema/index.js';
 import type { HistoryEntry, HistoryFilter } from '../store/index.js';
-import type { DeleteQuery, RequestRecord } from './history-schemas.js';
+import { MAX_PAGE, type DeleteQuery, type RequestRecord } from './history-schemas.js';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -111,6 +111,24 @@ function pathFilter(value: string): NonNullable<HistoryFilter['path']> {
   const problem = userRegexProblem(pattern);
   if (problem !== undefined) invalid('path', `is not a valid regular expression (${problem})`, value);
   return { regex: pattern };
+}
+
+/** Page size of the JSON list: 20 when left out; more than MAX_PAGE is a 400 (an export may ask more). */
+export function pageSize(limit: number | undefined): number {
+  if (limit !== undefined && limit > MAX_PAGE)
+    invalid('limit', `must be at most ${MAX_PAGE} (more with format=har or ndjson)`, String(limit));
+  return limit ?? 20;
+}
+
+/**
+ * The most entries an export writes: `limit`, or `max` (HISTORY_EXPORT_MAX) when left out; more than
+ * `max` is a 400. An export is always verbose: `mode=summary` beside it is refused, not ignored.
+ */
+export function exportLimit(limit: number | undefined, mode: string | undefined, max: number): number {
+  if (mode === 'summary') invalid('mode', 'cannot be summary with format=har or ndjson', mode);
+  if (limit !== undefined && limit > max)
+    invalid('limit', `must be at most ${max} (HISTORY_EXPORT_MAX) with format=har or ndjson`, String(limit));
+  return limit ?? max;
 }
 
 /** The API shape of an entry: the summary, plus headers and bodies when verbose. */

@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../schema/index.js';
 import { ErrorBody } from './schemas/common.js';
 import type { Behavior } from '../store/index.js';
+import { HISTORY_EXPORT_CEILING } from '../config.js';
 
 export const BEHAVIORS: readonly Behavior[] = [
   'echo',
@@ -26,6 +27,9 @@ export const BEHAVIORS: readonly Behavior[] = [
  * so they are accepted as filters (SPEC §4) and match nothing.
  */
 export const HOSTED_ONLY_BEHAVIORS = ['wsdl', 'graphql'] as const;
+
+/** Largest page of the JSON list (an export's `limit` is bounded by HISTORY_EXPORT_MAX instead). */
+export const MAX_PAGE = 100;
 
 /** Longest text filter (path, bodies): bounds the work one filter can ask of the database. */
 export const MAX_FILTER_TEXT = 1000;
@@ -129,7 +133,13 @@ export const ListQuery = Type.Object(
     ...filterProperties,
     id: IdParam,
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, description: 'Page size (20 when left out).' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: HISTORY_EXPORT_CEILING,
+        description:
+          'Page size: 20 when left out, at most 100 (MAX_PAGE). With `format=har` or `ndjson`: the most ' +
+          'entries exported, HISTORY_EXPORT_MAX when left out and at most that.',
+      }),
     ),
     cursor: Type.Optional(
       Type.String({
@@ -139,6 +149,13 @@ export const ListQuery = Type.Object(
       }),
     ),
     mode: Type.Optional(Mode),
+    format: Type.Optional(
+      StringEnum(['json', 'har', 'ndjson'], {
+        description:
+          '`json` (when left out): the page of entries; `har`: a HAR 1.2 document of every matching entry (up to `limit`); ' +
+          '`ndjson`: the same entries, one verbose entry a line (`application/x-ndjson`). Both are streamed.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

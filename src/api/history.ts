@@ -1,7 +1,8 @@
 /**
  * Request-history routes (SPEC §4 "Request history"), relative to /api/v2:
  *   GET    /endpoints/:ep/requests                      list, newest first, cursor pages, filters;
- *                                                       `?id=X` answers that entry alone
+ *                                                       `?id=X` answers that entry alone;
+ *                                                       `?format=har|ndjson` exports (history-export.ts)
  *   DELETE /endpoints/:ep/requests                      delete every entry matching the filters;
  *                                                       `?id=X` deletes that entry alone
  *   GET    /endpoints/:ep/requests/:id                  one entry, verbose
@@ -33,7 +34,8 @@ import {
   RequestRecord,
 } from './history-schemas.js';
 import { EndpointParams, NoQuery } from './schemas/common.js';
-import { toFilter, historyRecord } from './history-query.js';
+import { exportLimit, historyRecord, pageSize, toFilter } from './history-query.js';
+import { EXPORT_TYPES, harOrigin, historyExport, VERSION } from './history-export.js';
 
 const TAGS = ['Request history'];
 
@@ -75,7 +77,7 @@ const unknownEntry = (id: string) => new AppError('not_found', `Request "${id}" 
 /** The history routes, relative to /endpoints/:ep (endpoint-scope.ts). */
 export async function historyApi(
   app: FastifyInstance,
-  ctx: Pick<ApiDeps, 'events' | 'now' | 'store'>,
+  ctx: Pick<ApiDeps, 'config' | 'events' | 'now' | 'store'>,
 ): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   /** Every history route reads (or deletes) the entries the caller has already been answered for. */
@@ -115,7 +117,7 @@ export async function historyApi(
         response: { 200: Type.Union([RequestList, RequestRecord]), ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ep = request.endpoint.name;
       if (request.query.id !== undefined) {
         refuseBesideId(request.query);
@@ -123,20 +125,41 @@ export async function historyApi(
         if (!entry) throw unknownEntry(request.query.id);
         return historyRecord(entry, true);
       }
-      const { limit = 20, cursor, mode, ...filters } = request.query;
+      const { limit, cursor, mode, format = 'json', ...filters } = request.query;
       if (cursor !== undefined && !decodeCursor(cursor)) {
         throw new AppError('validation_error', 'Query parameter "cursor" is not a cursor of this API.', {
           details: [detail('/cursor', 'is not a cursor of this API', cursor)],
         });
       }
       const filter = toFilter(filters, ctx.now());
-      const page = await withRegexErrors(filter, () => ctx.store.listHistory(ep, filter, limit, cursor));
+      if (format !== 'json') {
+        const most = exportLimit(limit, mode, ctx.config.historyExportMax);
+        const body = await withRegexErrors(filter, () =>
+          historyExport(ctx.store, {
+            endpoint: ep,
+            filter,
+            limit: most,
+            cursor,
+            format,
+            origin: harOrigin(ctx.config, request.endpoint, request.protocol),
+            creator: { name: 'Mockingbird', version: VERSION },
+          }),
+        );
+        const file = `${ep}-requests.${format === 'har' ? 'har' : 'ndjson'}`;
+        // A stream, not the JSON the route's typed replies describe: sent through the untyped reply.
+        return (reply as FastifyReply)
+          .header('content-type', EXPORT_TYPES[format])
+          .header('content-disposition', `inline; filename="${file}"`)
+          .send(body);
+      }
+      const size = pageSize(limit);
+      const page = await withRegexErrors(filter, () => ctx.store.listHistory(ep, filter, size, cursor));
       return {
         data: page.data.map((e) => historyRecord(e, mode === 'verbose')),
         pagination:
           page.hasMore && page.cursor !== null
-            ? { cursor: page.cursor, hasMore: true, limit }
-            : { hasMore: false, limit },
+            ? { cursor: page.cursor, hasMore: true, limit: size }
+            : { hasMore: false, limit: size },
       };
     },
   );

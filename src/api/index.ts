@@ -18,6 +18,7 @@ import { specsApi } from './specs.js';
 import { keysRoutesApi } from './keys-routes.js';
 import { historyApi } from './history.js';
 import { recordingApi } from './recording.js';
+import { harImportApi } from './har-import.js';
 import { eventsApi } from './events.js';
 import { tunnelApi } from './tunnel.js';
 import { stateApi } from './state.js';
@@ -76,7 +77,7 @@ export async function apiRoutes(app: FastifyInstance, ctx: ApiDeps): Promise<voi
   );
   await app.register(async (s) => keysRoutesApi(s, ctx));
   await app.register(
-    endpointScope(ctx, [historyApi, recordingApi, eventsApi, tunnelApi, stateApi, mtlsApi]),
+    endpointScope(ctx, [historyApi, recordingApi, harImportApi, eventsApi, tunnelApi, stateApi, mtlsApi]),
     scoped,
   );
   await app.register(async (s) => sessionApi(s));

@@ -12,6 +12,8 @@ import type { Job, JobAccepted, Spec } from './specs.js';
 import type { Item } from './state.js';
 import type { DeleteQuery, ListQuery, RequestList, RequestRecord } from './history-schemas.js';
 import type { ErrorBody } from './schemas/common.js';
+import type { HarImported } from './har-import.js';
+import type { HarEntry } from '../history/index.js';
 
 export type ApiEndpoint = Static<typeof EndpointSchema>;
 export type ApiRule = Static<typeof Rule>;
@@ -31,3 +33,6 @@ export type ApiHistoryPage = Static<typeof RequestList>;
 export type ApiHistoryListQuery = Static<typeof ListQuery>;
 export type ApiHistoryFilter = Static<typeof DeleteQuery>;
 export type ApiErrorBody = Static<typeof ErrorBody>;
+export type ApiHarImported = Static<typeof HarImported>;
+/** One entry of an exported HAR (`GET …/requests?format=har`). */
+export type ApiHarEntry = HarEntry;

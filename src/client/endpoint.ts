@@ -10,7 +10,10 @@ import { collect, describe, entryTime, matches } from './matching.js';
 import type {
   Blob as ApiBlob,
   Endpoint,
+  HarDocument,
+  HarImportResult,
   HistoryEntry,
+  HistoryExportQuery,
   HistoryFilter,
   HistoryListQuery,
   HistoryPage,
@@ -181,6 +184,41 @@ export class EndpointClient {
       query: { fieldName, component },
     });
     return new Uint8Array(await res.arrayBuffer());
+  }
+  /**
+   * The history the filters select as a HAR 1.2 document (newest first, at most `limit` entries,
+   * HISTORY_EXPORT_MAX by default): for a browser's network panel, a HAR viewer or `routeFromHAR`.
+   */
+  exportHar(query: HistoryExportQuery = {}): Promise<HarDocument> {
+    return this.t.json('GET', `${this.api}/requests`, { query: { ...query, format: 'har' } });
+  }
+  /** The same entries, verbose, read one NDJSON line at a time as the server streams them. */
+  async *exportNdjson(query: HistoryExportQuery = {}): AsyncGenerator<HistoryEntry> {
+    const res = await this.t.raw('GET', `${this.api}/requests`, { query: { ...query, format: 'ndjson' } });
+    if (!res.body) return;
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      rest += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = rest.indexOf('\n')) !== -1) {
+        const line = rest.slice(0, nl);
+        rest = rest.slice(nl + 1);
+        if (line !== '') yield JSON.parse(line) as HistoryEntry;
+      }
+    }
+    rest += decoder.decode();
+    if (rest.trim() !== '') yield JSON.parse(rest) as HistoryEntry;
+  }
+  /**
+   * Turns each entry of a HAR document into a mock rule at the bottom of the list (`preview`: only
+   * says what would be created and skipped). `headers` names request headers to match on.
+   */
+  importHar(har: unknown, options: { preview?: boolean; headers?: string[] } = {}): Promise<HarImportResult> {
+    const query: Record<string, string | boolean> = {};
+    if (options.preview !== undefined) query['preview'] = options.preview;
+    if (options.headers && options.headers.length > 0) query['headers'] = options.headers.join(',');
+    return this.t.json('POST', `${this.api}/import/har`, { query, body: har });
   }
   /** Turns a recorded exchange into a mock rule at the bottom of the list. */
   recordRule(id: string): Promise<Rule> {

@@ -6,6 +6,8 @@ import type {
   ApiBlob,
   ApiEndpoint,
   ApiErrorBody,
+  ApiHarEntry,
+  ApiHarImported,
   ApiHistoryEntry,
   ApiHistoryFilter,
   ApiHistoryListQuery,
@@ -36,6 +38,21 @@ export type Job = ApiJob;
 export type JobAccepted = ApiJobAccepted;
 export type StateItem = ApiStateItem;
 export type ErrorBody = ApiErrorBody;
+/** What `importHar` answers: rules created (or, in preview, that would be) and entries skipped with why. */
+export type HarImportResult = ApiHarImported;
+/** A HAR 1.2 document as `exportHar` answers it. */
+export interface HarDocument {
+  log: {
+    version: string;
+    creator: { name: string; version: string };
+    pages: unknown[];
+    entries: ApiHarEntry[];
+    /** Present when the export stopped at its limit while more entries matched (names the cursor). */
+    comment?: string;
+  };
+}
+/** The filters of a history export: the list's, plus `limit` (at most HISTORY_EXPORT_MAX) and `cursor`. */
+export type HistoryExportQuery = Omit<HistoryListQuery, 'format' | 'mode' | 'id'>;
 /** The history filters shared by the list and the bulk delete (all combined with AND). */
 export type HistoryFilter = ApiHistoryFilter;
 export type HistoryListQuery = ApiHistoryListQuery;

@@ -26,6 +26,7 @@ export { compileRules, type CompiledRules, type RuleMatch } from './matcher.js';
 export { collectionLocator, compileCrud, CRUD_LIST_MAX, type CrudTarget } from './crud.js';
 export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
+export { harRules, ruleKey, type HarImportOptions, type HarImportPlan, type HarSkip } from './har-import.js';
 export { recordedRule, type RecordedExchange, type RuleRecorder } from './recording.js';
 export { CrudListBudget, type CrudListBudgetOptions } from './crud-list-budget.js';
 export { previewTemplate, type PreviewInput, type PreviewResult } from './preview.js';

@@ -294,6 +294,18 @@ export function RequestLog(props: { ep: string }) {
             >
               Clear
             </button>
+            {/* A plain download: the session cookie authorises a same-origin GET; the filters apply. */}
+            <a
+              class="button plain"
+              data-testid="export-har"
+              download={`${ep}-requests.har`}
+              href={`/api/v2/endpoints/${enc(ep)}/requests?${new URLSearchParams([
+                ...filterQuery(filters),
+                ['format', 'har'],
+              ]).toString()}`}
+            >
+              Export HAR
+            </a>
             <ConfirmButton
               label={hasFilters(filters) ? 'Delete matching' : 'Delete all'}
               confirm={
