@@ -357,7 +357,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     endpoints: ctx.endpoints,
   };
   const lifecycle = endpointLifecycle(ctx, routing);
-  const door = endpointPlane({ lifecycle, log: requestLine, logger: log, captureLimit: config.captureLimit });
+  const door = endpointPlane({
+    lifecycle,
+    log: requestLine,
+    logger: log,
+    captureLimit: config.captureLimit,
+    faultTimeoutMax: config.faultTimeoutMax,
+  });
   plane = door;
   // Closing, the door answers 503, as Fastify does (return503OnClosing) for the management plane.
   fastify.addHook('preClose', (done) => {

@@ -133,6 +133,7 @@ async function doorServer(lifecycle: Partial<Lifecycle>) {
     log: (r, url, status) => lines.push(`${r.method} ${url} ${status}`),
     logger: logger as never,
     captureLimit: 1024,
+    faultTimeoutMax: 60_000,
   });
   const targetOf = targetFinder(BASE);
   const server = createServer((request, res) => {
