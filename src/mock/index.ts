@@ -28,4 +28,7 @@ export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
 export { recordedRule, type RecordedExchange, type RuleRecorder } from './recording.js';
 export { CrudListBudget, type CrudListBudgetOptions } from './crud-list-budget.js';
+export { sampleDelay, seededRandom, type Random } from './latency.js';
+export { MAX_DRIBBLE_CHUNKS, type ChunkedSpec, type DelaySpec } from './latency-schema.js';
+export { CHAOS_SEED_MAX } from './settings.js';
 export { previewTemplate, type PreviewInput, type PreviewResult } from './preview.js';

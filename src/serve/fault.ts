@@ -6,8 +6,10 @@
  *   malformed_chunk         → the answer's status line and headers with `Transfer-Encoding: chunked`,
  *                             then a chunk-size line that is not hex, then a FIN
  *   random_data_then_close  → FAULT_RANDOM_BYTES random bytes (not HTTP), then a FIN
- *   timeout                 → nothing: the socket is paused (nothing more is read) and held by one
- *                             timer until the client closes it or `timeoutMs` (FAULT_TIMEOUT_MAX) passes
+ *   timeout                 → nothing: the socket is held by one timer until the client closes it or
+ *                             `timeoutMs` (FAULT_TIMEOUT_MAX) passes. It is not paused: a paused
+ *                             socket would not see the client's FIN, and a client that gives up must
+ *                             free it at once (Node's parser reads on, as for any pending answer)
  *
  * Invariants: a fault costs at most FAULT_HEAD_MAX + FAULT_RANDOM_BYTES bytes written, and at most
  * `timeoutMs` of one socket and one timer, no CPU while held; every held socket is released by
@@ -33,8 +35,6 @@ export class FaultHolds {
 
   /** Holds `socket`, sending nothing, until it closes or `ms` pass (then the server closes it). */
   hold(socket: Socket, ms: number): void {
-    // Nothing more is read: a pipelined request waits in the kernel's buffer, not in ours.
-    socket.pause();
     const timer = setTimeout(() => socket.destroy(), ms);
     this.#held.set(socket, timer);
     socket.once('close', () => {
