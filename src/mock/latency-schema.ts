@@ -53,18 +53,20 @@ export const DelayDistribution = Type.Union(
   { discriminator: { propertyName: 'distribution' } },
 );
 
-/** Milliseconds as a number (a fraction is rounded when used), or a distribution. */
-export const DelaySpec = Type.Union(
-  [
-    Type.Number({
-      minimum: 0,
-      maximum: MAX_DELAY_MS,
-      description: 'milliseconds; a fraction is kept as sent and rounded to whole milliseconds when used',
-    }),
-    DelayDistribution,
-  ],
-  { default: 0 },
-);
+const delayMembers = [
+  Type.Number({
+    minimum: 0,
+    maximum: MAX_DELAY_MS,
+    description: 'milliseconds; a fraction is kept as sent and rounded to whole milliseconds when used',
+  }),
+  DelayDistribution,
+];
+
+/** Milliseconds as a number (a fraction is rounded when used), or a distribution; no default. */
+export const DelayValue = Type.Union(delayMembers);
+
+/** A rule response's `delay`: a DelayValue, 0 when left out. */
+export const DelaySpec = Type.Union(delayMembers, { default: 0 });
 
 /** The body written in `chunks` pieces, the last `totalDuration` ms after the head. */
 export const ChunkedSpec = Type.Object(

@@ -15,7 +15,7 @@ import {
   Status,
   StringEnum,
 } from '../schema/index.js';
-import { DelaySpec, FaultName } from './latency-schema.js';
+import { DelayValue, FaultName } from './latency-schema.js';
 
 /** The largest chaos seed (a 32-bit generator's state). */
 export const CHAOS_SEED_MAX = 0xffff_ffff;
@@ -157,7 +157,7 @@ export const SettingsPatch = Type.Object(
             }),
           ),
           fault: Type.Optional(Nullable(FaultName)),
-          delay: Type.Optional(Nullable(DelaySpec)),
+          delay: Type.Optional(Nullable(DelayValue)),
           seed: Type.Optional(
             Nullable(
               Type.Integer({
@@ -216,7 +216,7 @@ export const Settings = Type.Object(
     chaos: Type.Object({
       percent: Type.Number(),
       fault: Type.Optional(FaultName),
-      delay: Type.Optional(DelaySpec),
+      delay: Type.Optional(DelayValue),
       seed: Type.Optional(Type.Integer()),
     }),
   },

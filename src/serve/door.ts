@@ -118,6 +118,8 @@ export function endpointPlane<E extends ResolvedEndpoint>(o: PlaneOptions<E>): P
       const stream = a.stream!;
       if (a.fault !== undefined) {
         // The upstream has answered; its body is not read (nothing of it reaches the client).
+        // Destroyed unread, undici's body emits "Request aborted": expected, not a failure.
+        stream.on('error', () => {});
         stream.destroy();
         record({ problems: outcome.problems ?? [], recordedBody: '' }, false);
         return fault({ ...a, fault: a.fault });
