@@ -55,7 +55,7 @@ export class FaultHolds {
 }
 
 /** The status line and headers `malformed_chunk` sends: the answer's, with chunked framing. */
-function malformedHead(a: Answer): string {
+export function malformedHead(a: Answer): string {
   let head = `HTTP/1.1 ${a.status} ${STATUS_CODES[a.status] ?? 'Unknown'}\r\n`;
   for (const [name, value] of Object.entries(a.headers)) {
     if (FRAMING.has(name.toLowerCase())) continue;

@@ -11,7 +11,7 @@ import net from 'node:net';
 import { request, errors } from 'undici';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { assertDetail, assertError, call, createEndpoint } from '../helpers/api-helpers.js';
-import { FAULT_RANDOM_BYTES, MALFORMED_CHUNK } from '../../src/serve/fault.js';
+import { FAULT_HEAD_MAX, FAULT_RANDOM_BYTES, MALFORMED_CHUNK, malformedHead } from '../../src/serve/fault.js';
 
 let app: TestApp;
 const EP = 'faulty';
@@ -257,4 +257,27 @@ void test('rule checks: an unknown fault, a fault beside chunked, and disordered
     },
   });
   assertDetail(r, '/action/responses/0/chunked');
+});
+
+void test("malformed_chunk: the head keeps the answer's headers up to FAULT_HEAD_MAX, framing ones never", () => {
+  const status = 'HTTP/1.1 200 OK\r\n';
+  const head = (valueLength: number) =>
+    malformedHead({
+      status: 200,
+      headers: { 'content-length': '5', 'x-a': 'a'.repeat(valueLength), connection: 'keep-alive' },
+      body: '',
+    });
+  // `x-a: …\r\n` is 7 bytes besides its value.
+  const fits = FAULT_HEAD_MAX - status.length - 7;
+  for (const [n, kept] of [
+    [fits - 1, true],
+    [fits, true],
+    [fits + 1, false],
+  ] as const) {
+    const h = head(n);
+    assert.equal(h.includes('x-a: '), kept, `value of ${n}`);
+    assert.ok(h.endsWith('transfer-encoding: chunked\r\n\r\n'));
+    assert.doesNotMatch(h, /content-length|connection/);
+    if (kept) assert.equal(h.length, status.length + 7 + n + 'transfer-encoding: chunked\r\n\r\n'.length);
+  }
 });
