@@ -134,6 +134,8 @@ export interface Config {
   calloutQueuePerEndpoint: number;
   /** Times a request may come back through this instance's callouts before the next is a loop. */
   calloutMaxDepth: number;
+  /** Ms a `timeout` fault holds its connection (sending nothing) before the server closes it. */
+  faultTimeoutMax: number;
   historyRetentionDays: number;
   historyMaxEntries: number;
   /** Most entries one history export (`format=har` or `ndjson`) writes. */
@@ -841,6 +843,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     help: 'callouts of this instance a request may have come through before the next is refused as a loop (508)',
     default: 3,
     parse: int(1, 7),
+  },
+  {
+    key: 'faultTimeoutMax',
+    env: 'FAULT_TIMEOUT_MAX',
+    flag: 'fault-timeout-max',
+    help: 'ms a `timeout` fault holds its connection, sending nothing, before the server closes it',
+    default: 60_000,
+    parse: int(1, 3_600_000),
   },
   {
     key: 'historyRetentionDays',

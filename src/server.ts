@@ -364,7 +364,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     endpoints: ctx.endpoints,
   };
   const lifecycle = endpointLifecycle(ctx, routing);
-  const door = endpointPlane({ lifecycle, log: requestLine, logger: log, captureLimit: config.captureLimit });
+  const door = endpointPlane({
+    lifecycle,
+    log: requestLine,
+    logger: log,
+    captureLimit: config.captureLimit,
+    faultTimeoutMax: config.faultTimeoutMax,
+  });
   plane = door;
   // gRPC on the same port: HTTP/2 over TLS (ALPN h2) or h2c on the cleartext port, and gRPC-Web.
   calls = grpcDoor({

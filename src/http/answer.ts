@@ -13,6 +13,27 @@ import { errorBody, type ErrorCode } from '../errors.js';
 export type HeaderValue = string | readonly string[];
 
 /**
+ * The ways an answer can fail on purpose, written at the socket level by the endpoint plane's door
+ * (serve/fault.ts): `connection_reset` (an RST), `empty_response` (closed before a byte),
+ * `malformed_chunk` (a head, then a chunk whose size line is not hex), `random_data_then_close`
+ * (bytes that are not HTTP), `timeout` (nothing, until the client gives up or FAULT_TIMEOUT_MAX).
+ */
+export const FAULTS = [
+  'connection_reset',
+  'empty_response',
+  'malformed_chunk',
+  'random_data_then_close',
+  'timeout',
+] as const;
+export type Fault = (typeof FAULTS)[number];
+
+/** A body sent in `chunks` pieces spread over `totalMs` (the dribble, serve/dribble.ts). */
+export interface Dribble {
+  chunks: number;
+  totalMs: number;
+}
+
+/**
  * Response headers, names in lower case. A name comes from a peer (a tunnel client, an upstream, a
  * stored rule): every map built here has no prototype (`headerMap`), so `__proto__` or `constructor`
  * is a header like any other, never a key that reaches Object.prototype.
@@ -45,6 +66,10 @@ export interface Answer {
    * (an answer that holds memory until it has left the process ties its release to it).
    */
   onWrite?: (res: ServerResponse) => void;
+  /** Instead of the answer, this fault is written on the socket (the rest is what the history records). */
+  fault?: Fault;
+  /** The whole body, dribbled in chunks rather than sent at once. */
+  chunked?: Dribble;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

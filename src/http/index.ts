@@ -32,9 +32,12 @@ export {
   sendAnswer,
   withHeaders,
   writeAnswer,
+  FAULTS,
   JSON_TYPE,
   TEXT_TYPE,
   type Answer,
+  type Dribble,
+  type Fault,
   type AnswerHeaders,
   type HeaderValue,
 } from './answer.js';

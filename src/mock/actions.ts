@@ -3,15 +3,19 @@
  * into a function that answers an exchange. Templated bodies and header values are rendered by the
  * template engine (only when `templated: true`); a rendered header value carrying CR or LF is refused
  * (left out, and the problem recorded) so that a template cannot inject headers. `delay` waits before
- * the answer is sent. A `callout` action is compiled by the CalloutCompiler it is given (callout.ts:
+ * the answer is sent (a number, or a draw from its distribution, latency.ts); `fault` answers with
+ * that fault instead (faults.ts), `chunked` has the door dribble the body. A `callout` action is compiled by the CalloutCompiler it is given (callout.ts:
  * it needs the outbound client and the background queue), with this module's response renderer for
  * the answer an `async` callout gives at once. `crud` is compiled by crud.ts (the rules step picks it).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Exchange, Outcome } from '../endpoint/index.js';
-import { addHeader, headerMap, TEXT_TYPE } from '../http/index.js';
+import { addHeader, headerMap, TEXT_TYPE, type Fault } from '../http/index.js';
 import { headerValueProblem } from '../template/index.js';
 import type { Action, Rule } from './rule-model.js';
+import type { ChunkedSpec, DelaySpec } from './latency-schema.js';
+import { mayDelay, sampleDelay, type Random } from './latency.js';
+import { withFault } from './faults.js';
 
 /** What a template renders to, for one exchange. */
 export type Rendered = { ok: true; text: string; problems: string[] } | { ok: false; error: string };
@@ -47,7 +51,9 @@ interface ResponseSpec {
   headers?: { key: string; value: string; templated?: boolean }[];
   body?: string;
   templated?: boolean;
-  delay?: number;
+  delay?: DelaySpec;
+  fault?: Fault;
+  chunked?: ChunkedSpec;
 }
 
 /** A blob's bytes and type, for a mock action that answers with one. */
@@ -75,6 +81,7 @@ function compileResponse(
   r: ResponseSpec,
   compile: TemplateCompiler,
   ruleId: string,
+  random: Random,
   name?: string,
   blob?: BlobBody,
 ) {
@@ -95,7 +102,9 @@ function compileResponse(
   const hasType = headers.some((h) => h.key === 'content-type');
   const type = blob ? blob.contentType : defaultType(body);
   const status = r.status ?? 200;
-  const delay = Math.round(r.delay ?? 0);
+  const delays = mayDelay(r.delay);
+  const { fault } = r;
+  const chunked = r.chunked && { chunks: r.chunked.chunks, totalMs: Math.round(r.chunked.totalDuration) };
 
   // Answers at once unless the rule delays its answer (no promise, no turn of the event loop).
   return (x: Exchange, p: Readonly<Record<string, string>>): Outcome | Promise<Outcome> => {
@@ -119,13 +128,16 @@ function compileResponse(
     const b: Rendered = blob ? { ok: true, text: '', problems: [] } : bodyPart(x, p);
     if (!b.ok) return templateFailure(b.error, ruleId);
     problems.push(...b.problems);
-    const outcome: Outcome = {
+    let outcome: Outcome = {
       behavior: 'mock-rule',
       ruleId,
       answer: { status, headers: out, body: blob ? blob.data : b.text },
     };
+    if (chunked) outcome.answer.chunked = chunked;
     if (name !== undefined && name !== '') outcome.responseName = name;
     if (problems.length > 0) outcome.problems = problems;
+    if (fault !== undefined) outcome = withFault(outcome, fault);
+    const delay = delays ? sampleDelay(r.delay, random) : 0;
     return delay > 0 ? sleep(delay).then(() => outcome) : outcome;
   };
 }
@@ -172,16 +184,18 @@ export function compileAction(
         const blob = blobOf(a.blobPath);
         // The API refuses to delete a blob a rule names; a missing one is a fault, said so in the answer.
         if (!blob) return () => templateFailure(`the blob "${a.blobPath}" does not exist`, rule.id);
-        return compileResponse(a, compile, rule.id, undefined, blob);
+        return compileResponse(a, compile, rule.id, random, undefined, blob);
       }
-      return compileResponse(a, compile, rule.id);
+      return compileResponse(a, compile, rule.id, random);
     case 'weighted': {
-      const responses = a.responses.map((r) => compileResponse(r, compile, rule.id, r.name));
+      const responses = a.responses.map((r) => compileResponse(r, compile, rule.id, random, r.name));
       const weights = a.responses.map((r) => r.weight);
       return (x, p) => responses[pickWeighted(weights, random())]!(x, p);
     }
     case 'callout':
-      return callouts ? callouts(a, rule.id, compile, compileResponse(a, compile, rule.id)) : () => undefined;
+      return callouts
+        ? callouts(a, rule.id, compile, compileResponse(a, compile, rule.id, random))
+        : () => undefined;
     case 'grpc':
       // Answered by the gRPC plane only: its rule also has a grpc_method condition (grpc-rule-checks.ts),
       // which no HTTP request meets; were one to get here, the exchange goes on down the pipeline.

@@ -26,6 +26,7 @@ import { ruleFromRecord, type GrpcAction, type Rule } from './rule-model.js';
 import { conditionState } from './rule-state.js';
 import { templateInput } from './rules-step.js';
 import type { Endpoint } from './endpoint-settings.js';
+import { sampleDelay } from './latency.js';
 
 /** Makes the plan of a matched rule for one call. */
 type PlanMaker = (x: Exchange, d: EndpointDescriptors, path: string, callType: CallType) => GrpcPlan;
@@ -71,7 +72,7 @@ function compilePlan(ctx: Pick<MockDeps, 'config' | 'now'>, rule: Rule, locale: 
     return {
       status,
       statusMessage: a.statusMessage,
-      delayMs: Math.round(a.delay ?? 0),
+      delayMs: sampleDelay(a.delay, Math.random),
       intervalMs: a.interval ?? 0,
       count: callType === 'server_streaming' ? drawCount(a) : 1,
       metadata: Object.keys(a.responses[0]!.metadata).length > 0 ? a.responses[0]!.metadata : undefined,

@@ -29,6 +29,9 @@ export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
 export { harRules, ruleKey, type HarImportOptions, type HarImportPlan, type HarSkip } from './har-import.js';
 export { recordedRule, type RecordedExchange, type RuleRecorder } from './recording.js';
 export { CrudListBudget, type CrudListBudgetOptions } from './crud-list-budget.js';
+export { sampleDelay, seededRandom, type Random } from './latency.js';
+export { MAX_DRIBBLE_CHUNKS, type ChunkedSpec, type DelaySpec } from './latency-schema.js';
+export { CHAOS_SEED_MAX } from './settings.js';
 export { previewTemplate, type PreviewInput, type PreviewResult } from './preview.js';
 
 // gRPC rules (SPEC §13): the `grpc` action as stored, its bounds, and the checks beyond its schema.

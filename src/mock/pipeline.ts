@@ -16,6 +16,7 @@ import { proxyStep } from './proxy-step.js';
 import type { RuleRecorder } from './recording.js';
 import { oasStep } from './oas-step.js';
 import { mtlsStep } from '../mtls/index.js';
+import { withChaos } from './chaos.js';
 
 /**
  * The stored headers as a null-prototype map (a repeated name: the last value), less what cannot be
@@ -93,7 +94,8 @@ export const defaultStep: MockStep = ({ endpoint, request }) => ({
  * The pipeline every user endpoint runs, in the order of SPEC §5: a CORS preflight (when the
  * endpoint shares its answers with origins; browsers send preflights without client certificates),
  * the client certificate (`mtls.enabled`, SPEC §11), the security header, the endpoint's rate limit, the
- * plan's quota, the rules, then the default response. Every answer carries the endpoint's CORS headers.
+ * plan's quota, the rules, then the default response. Every answer carries the endpoint's CORS headers;
+ * those past the guards get the endpoint's `faults` and `chaos` (chaos.ts).
  * `recordRule` appends what the proxy records (`proxy.record`): the command of src/admin/.
  */
 export function mockPipeline(ctx: MockDeps, recordRule: RuleRecorder): EndpointPipeline<Endpoint> {
@@ -104,11 +106,8 @@ export function mockPipeline(ctx: MockDeps, recordRule: RuleRecorder): EndpointP
       securityStep(),
       rateLimitStep(ctx),
       quotaStep(ctx),
-      rulesStep(ctx),
-      tunnelStep(ctx),
-      proxyStep(ctx, recordRule),
-      oasStep(ctx),
-      defaultStep,
+      // The endpoint's `faults` and `chaos` reach every answer from here on (chaos.ts).
+      withChaos([rulesStep(ctx), tunnelStep(ctx), proxyStep(ctx, recordRule), oasStep(ctx), defaultStep]),
     ],
     finish: withCors,
   };

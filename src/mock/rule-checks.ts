@@ -12,6 +12,7 @@ import { detail } from '../schema/index.js';
 import { templateSourceProblem, type SourceLimits } from '../template/index.js';
 import type { Action, Condition, RuleData } from './rule-schema.js';
 import { grpcRuleProblems } from './grpc-rule-checks.js';
+import type { DelaySpec } from './latency-schema.js';
 
 const VALUELESS = new Set(['exists', 'not_exists', 'is_null', 'is_not_null']);
 const TEMPLATE_SEGMENT = /^(:[A-Za-z_][A-Za-z0-9_]*|[^:]*)$/;
@@ -107,6 +108,28 @@ function templateProblems(a: Action, base: string, limits: SourceLimits): ErrorD
   return out;
 }
 
+/** A distribution's bounds in order: uniform `min` ≤ `max`, lognormal `median` ≤ `max`. */
+export function delayProblems(d: DelaySpec | undefined, at: string): ErrorDetail[] {
+  if (d === undefined || typeof d === 'number') return [];
+  if (d.distribution === 'uniform' && d.min > d.max)
+    return [detail(at, `min (${d.min}) is more than max (${d.max})`, d.min)];
+  if (d.distribution === 'lognormal' && d.max !== undefined && d.median > d.max)
+    return [detail(at, `median (${d.median}) is more than max (${d.max})`, d.median)];
+  return [];
+}
+
+type Failing = { delay?: DelaySpec; fault?: string; chunked?: unknown };
+
+/** A response's delay bounds, and a fault beside a dribble (a fault sends no body to dribble). */
+function responseProblems(r: Failing, at: string): ErrorDetail[] {
+  const out = delayProblems(r.delay, `${at}/delay`);
+  if (r.fault !== undefined && r.chunked !== undefined)
+    out.push(
+      detail(`${at}/chunked`, 'A response with a fault sends no body to dribble: give one of the two'),
+    );
+  return out;
+}
+
 /** Problems the schema cannot see: compiling regexes, weights, values the operator needs, template sizes. */
 export function ruleProblems(rule: RuleData, base: string, limits: SourceLimits): ErrorDetail[] {
   const out = rule.conditions.flatMap((c, i) => conditionProblems(c, `${base}/conditions/${i}`));
@@ -121,7 +144,9 @@ export function ruleProblems(rule: RuleData, base: string, limits: SourceLimits)
         'A crud action needs a path condition with operator equals, starts_with or template: the collection lives under that path',
       ),
     );
+  if (a.type === 'mock' || a.type === 'callout') out.push(...responseProblems(a, `${base}/action`));
   if (a.type === 'weighted') {
+    a.responses.forEach((r, i) => out.push(...responseProblems(r, `${base}/action/responses/${i}`)));
     const sum = a.responses.reduce((n, r) => n + r.weight, 0);
     if (Math.abs(sum - 100) > 1e-6)
       out.push(detail(`${base}/action/responses`, `Weights must sum to 100 (they sum to ${sum})`, sum));

@@ -5,6 +5,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Body, HeaderValue, HeaderName, Status, StringEnum } from '../schema/index.js';
 import { CALL_TYPES, GrpcStatus } from '../grpc/index.js';
+import { ChunkedSpec, DelaySpec, FaultName, MAX_DELAY_MS } from './latency-schema.js';
+
+export { MAX_DELAY_MS };
 
 export const RULE_METHODS = [
   'GET',
@@ -24,18 +27,10 @@ const CALLOUT_METHODS = RULE_METHODS;
 export const MAX_RULES = 500;
 /** Most rules an endpoint holds, whatever its plan (rules are indexed: a thousand cost about what one does). */
 export const MAX_ENDPOINT_RULES = 2000;
-/** Longest delay a response may have, in milliseconds. */
-export const MAX_DELAY_MS = 600_000;
 
 export const RuleId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const CondValue = Type.String({ maxLength: 4096 });
 const Key = Type.String({ minLength: 1, maxLength: 256 });
-const Delay = Type.Number({
-  minimum: 0,
-  maximum: MAX_DELAY_MS,
-  default: 0,
-  description: 'milliseconds; a fraction is kept as sent and rounded to whole milliseconds when used',
-});
 
 /** An async callout's wait before it is sent, in ms (bounded: a waiting callout holds a queue slot). */
 const CalloutDelay = Type.Number({ minimum: 0, maximum: MAX_DELAY_MS });
@@ -193,7 +188,7 @@ export const GrpcActionSchema = Type.Object(
       Type.Integer({ minimum: GrpcStatus.OK, maximum: GrpcStatus.UNAUTHENTICATED, default: 0 }),
     ),
     statusMessage: Type.Optional(Type.String({ maxLength: GRPC_MAX_STATUS_MESSAGE, default: '' })),
-    delay: Type.Optional(Delay),
+    delay: Type.Optional(DelaySpec),
     responses: Type.Array(GrpcResponse, { minItems: 1, maxItems: GRPC_MAX_RESPONSES }),
     streamCount: Type.Optional(
       Type.Object(
@@ -244,7 +239,13 @@ const ResponseFields = {
   headers: Type.Optional(RuleHeaderList),
   body: Type.Optional(Type.String({ maxLength: Body.maxLength, default: '' })),
   templated: Type.Optional(Type.Boolean({ default: false })),
-  delay: Type.Optional(Delay),
+  delay: Type.Optional(DelaySpec),
+};
+
+/** What only a mock answer (and a weighted one) can do: fail on purpose, or dribble its body. */
+const FailureFields = {
+  fault: Type.Optional(FaultName),
+  chunked: Type.Optional(ChunkedSpec),
 };
 
 export const Action = Type.Union(
@@ -253,6 +254,7 @@ export const Action = Type.Union(
       {
         type: Type.Literal('mock'),
         ...ResponseFields,
+        ...FailureFields,
         blobPath: Type.Optional(
           Type.String({
             pattern: '^res-body-[A-Za-z0-9._-]{1,200}$',
@@ -271,6 +273,7 @@ export const Action = Type.Union(
               name: Type.Optional(Type.String({ maxLength: 200, default: '' })),
               weight: Type.Number({ minimum: 0, maximum: 100 }),
               ...ResponseFields,
+              ...FailureFields,
             },
             { additionalProperties: false },
           ),

@@ -15,6 +15,10 @@ import {
   Status,
   StringEnum,
 } from '../schema/index.js';
+import { DelayValue, FaultName } from './latency-schema.js';
+
+/** The largest chaos seed (a 32-bit generator's state). */
+export const CHAOS_SEED_MAX = 0xffff_ffff;
 
 const DefaultResponse = Type.Object(
   {
@@ -129,6 +133,45 @@ export const SettingsPatch = Type.Object(
       }),
     ),
     plan: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    faults: Type.Optional(
+      Type.Object(
+        {
+          proxy: Type.Optional(Nullable(FaultName)),
+          tunnel: Type.Optional(Nullable(FaultName)),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'a fault written instead of every proxied (or tunnelled) answer, once the upstream has answered; null removes it',
+        },
+      ),
+    ),
+    chaos: Type.Optional(
+      Type.Object(
+        {
+          percent: Type.Optional(
+            Type.Number({
+              minimum: 0,
+              maximum: 100,
+              description: 'share of the requests answered past the guards that get the chaos',
+            }),
+          ),
+          fault: Type.Optional(Nullable(FaultName)),
+          delay: Type.Optional(Nullable(DelayValue)),
+          seed: Type.Optional(
+            Nullable(
+              Type.Integer({
+                minimum: 0,
+                maximum: CHAOS_SEED_MAX,
+                description:
+                  'with a seed, which requests are hit (and the delays drawn) repeat from each settings change',
+              }),
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false, title: 'SettingsPatch' },
 );
@@ -166,6 +209,16 @@ export const Settings = Type.Object(
     mtls: Type.Object({ enabled: Type.Boolean() }),
     locale: Type.String(),
     plan: Type.String(),
+    faults: Type.Object({
+      proxy: Type.Optional(FaultName),
+      tunnel: Type.Optional(FaultName),
+    }),
+    chaos: Type.Object({
+      percent: Type.Number(),
+      fault: Type.Optional(FaultName),
+      delay: Type.Optional(DelayValue),
+      seed: Type.Optional(Type.Integer()),
+    }),
   },
   { title: 'Settings' },
 );
@@ -184,6 +237,8 @@ const NESTED = [
   'crud',
   'customDomain',
   'mtls',
+  'faults',
+  'chaos',
 ] as const;
 
 /** The defaults of every setting but the plan, which comes from the configuration. */
@@ -201,6 +256,8 @@ export function defaultSettings(plan: string): Settings {
     mtls: { enabled: false },
     locale: 'en',
     plan,
+    faults: {},
+    chaos: { percent: 0 },
   };
 }
 

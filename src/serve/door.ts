@@ -7,7 +7,10 @@
  *   name > 1000 chars?  → 414 uri_too_long
  *   resolve             → (a store read is awaited) unknown or invalid name: 404, text
  *   lifecycle.run       → the answer (rate limit, body limit, CORS preflight, rules … are its steps)
- *   write               → a whole answer (writeWhole), or a streamed one piped as it arrives
+ *   write               → a whole answer (writeWhole), dribbled (an answer's `chunked`, dribble.ts),
+ *                         or a streamed one piped as it arrives
+ *   fault?              → instead of the answer, the fault on the socket (fault.ts); a streamed
+ *                         answer's body is not read
  *   failure             → the one error body (failureAnswer); once the head is out, the connection is cut
  *
  * Every answer of the path form carries the sandbox (endpoint/sandbox.ts). The request line is
@@ -31,6 +34,8 @@ import {
 } from '../endpoint/index.js';
 import type { RequestLog } from '../logger.js';
 import { writeStreamHead, writeWhole } from './write.js';
+import { writeDribble } from './dribble.js';
+import { FaultHolds, writeFault } from './fault.js';
 
 /** The longest endpoint name the door looks up; a longer one is 414 (names are far shorter). */
 export const NAME_MAX = 1000;
@@ -43,6 +48,8 @@ export interface PlaneOptions<E extends ResolvedEndpoint = ResolvedEndpoint> {
   logger: FastifyBaseLogger;
   /** How much of a streamed answer the history keeps. */
   captureLimit: number;
+  /** Ms a `timeout` fault holds its socket (FAULT_TIMEOUT_MAX). */
+  faultTimeoutMax: number;
 }
 
 export interface Plane {
@@ -50,8 +57,8 @@ export interface Plane {
   handle(req: IncomingMessage, res: ServerResponse, target: Target): void;
   /** From now on every request is answered 503 (the server is closing). */
   close(): void;
-  /** Requests the door has taken. */
-  stats(): { served: number };
+  /** Requests the door has taken; sockets `timeout` faults hold now. */
+  stats(): { served: number; faultsHeld: number };
 }
 
 const URI_TOO_LONG = JSON.stringify(
@@ -62,18 +69,30 @@ const SHUTTING_DOWN = JSON.stringify(errorBody('shutting_down'));
 export function endpointPlane<E extends ResolvedEndpoint>(o: PlaneOptions<E>): Plane {
   let closing = false;
   let served = 0;
+  const holds = new FaultHolds();
 
   const handle = (req: IncomingMessage, res: ServerResponse, target: Target): void => {
     served++;
     const started = performance.now();
     const sentUrl = req.url ?? '/';
     const own = (a: Answer): Answer => (target.pathForm ? sandboxed(a) : a);
-    const line = (): void => o.log(req, sentUrl, res.statusCode, performance.now() - started);
+    // A fault sends no status: its line says 0.
+    let faulted = false;
+    const line = (): void => o.log(req, sentUrl, faulted ? 0 : res.statusCode, performance.now() - started);
+
+    /** Writes the fault `a` names on the socket instead of `a`. */
+    const fault = (a: Answer & Required<Pick<Answer, 'fault'>>): void => {
+      faulted = true;
+      res.on('close', line);
+      writeFault(res, own(a), a.fault, holds, o.faultTimeoutMax);
+    };
 
     /** Writes a whole answer; a header Node refuses is answered as a failure. */
     const whole = (a: Answer): void => {
+      if (a.fault !== undefined) return fault({ ...a, fault: a.fault });
       try {
-        writeWhole(res, req.method, own(a));
+        if (a.chunked) writeDribble(res, req.method, own(a), a.chunked);
+        else writeWhole(res, req.method, own(a));
       } catch (err) {
         return fail(err);
       }
@@ -97,6 +116,14 @@ export function endpointPlane<E extends ResolvedEndpoint>(o: PlaneOptions<E>): P
     const streamed = (outcome: Outcome, record: StreamRecorder): void => {
       const a = own(outcome.answer);
       const stream = a.stream!;
+      if (a.fault !== undefined) {
+        // The upstream has answered; its body is not read (nothing of it reaches the client).
+        // Destroyed unread, undici's body emits "Request aborted": expected, not a failure.
+        stream.on('error', () => {});
+        stream.destroy();
+        record({ problems: outcome.problems ?? [], recordedBody: '' }, false);
+        return fault({ ...a, fault: a.fault });
+      }
       let withBody: boolean;
       try {
         withBody = writeStreamHead(res, a);
@@ -174,7 +201,8 @@ export function endpointPlane<E extends ResolvedEndpoint>(o: PlaneOptions<E>): P
     handle,
     close() {
       closing = true;
+      holds.close();
     },
-    stats: () => ({ served }),
+    stats: () => ({ served, faultsHeld: holds.size }),
   };
 }

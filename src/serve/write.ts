@@ -32,8 +32,18 @@ export function sentType(type: string): string {
 }
 
 /** Whether `status` is one that carries no Content-Type, Content-Length or body. */
-function bodiless(status: number): boolean {
+export function bodiless(status: number): boolean {
   return status < 200 || status === 204;
+}
+
+/** `a`'s headers with the Content-Type it is sent with (a fresh map; no Content-Length added). */
+export function typedHeaders(a: Answer): Record<string, HeaderValue> {
+  const headers = Object.assign(headerMap(), a.headers);
+  const text = typeof a.body === 'string';
+  const type = headers['content-type'];
+  if (type === undefined) headers['content-type'] = text ? TEXT_TYPE : OCTET;
+  else if (text && typeof type === 'string') headers['content-type'] = sentType(type);
+  return headers;
 }
 
 /**
@@ -41,9 +51,9 @@ function bodiless(status: number): boolean {
  * past U+00FF): the caller answers with the error instead.
  */
 export function writeWhole(res: ServerResponse, method: string | undefined, a: Answer): void {
-  const headers = Object.assign(headerMap(), a.headers);
   const { status, body } = a;
   if (bodiless(status)) {
+    const headers = Object.assign(headerMap(), a.headers);
     delete headers['content-type'];
     delete headers['content-length'];
     res.writeHead(status, headers as Record<string, HeaderValue> as Record<string, string | string[]>);
@@ -51,10 +61,7 @@ export function writeWhole(res: ServerResponse, method: string | undefined, a: A
     res.end();
     return;
   }
-  const text = typeof body === 'string';
-  const type = headers['content-type'];
-  if (type === undefined) headers['content-type'] = text ? TEXT_TYPE : OCTET;
-  else if (text && typeof type === 'string') headers['content-type'] = sentType(type);
+  const headers = typedHeaders(a);
   if (method !== 'HEAD' || headers['content-length'] === undefined)
     headers['content-length'] = String(Buffer.byteLength(body));
   res.writeHead(status, headers as Record<string, string | string[]>);

@@ -30,6 +30,8 @@ void test('GET settings shows every field with its default', async () => {
     mtls: { enabled: false },
     locale: 'en',
     plan: 'unlimited',
+    faults: {},
+    chaos: { percent: 0 },
   });
   assertError(await call(app, 'GET', '/endpoints/nope-nope/settings'), 404, 'not_found');
 });

@@ -41,6 +41,7 @@ async function harness(steps: Step[], refuse?: Answer) {
     log: () => {},
     logger: app.ctx.log,
     captureLimit: app.ctx.config.captureLimit,
+    faultTimeoutMax: app.ctx.config.faultTimeoutMax,
   });
   const targetOf = targetFinder('localhost');
   const server = createServer((req, res) => {

@@ -133,6 +133,7 @@ async function doorServer(lifecycle: Partial<Lifecycle>) {
     log: (r, url, status) => lines.push(`${r.method} ${url} ${status}`),
     logger: logger as never,
     captureLimit: 1024,
+    faultTimeoutMax: 60_000,
   });
   const targetOf = targetFinder(BASE);
   const server = createServer((request, res) => {
@@ -208,7 +209,7 @@ test('the door writes the request line of what it answers, the URL as sent', asy
     assert.deepEqual(s.lines, ['GET /e/x/y?token=1 200', 'GET /y 200']);
     // Not an endpoint's: a path outside the path form on a host that names none.
     assert.equal((await rawRequest(s.port, req('GET /x HTTP/1.1'))).body, 'fastify');
-    assert.deepEqual(s.plane.stats(), { served: 2 });
+    assert.deepEqual(s.plane.stats(), { served: 2, faultsHeld: 0 });
   } finally {
     await s.close();
   }
@@ -223,7 +224,7 @@ test('once closing, every endpoint request is answered 503; a real server answer
     assert.equal(JSON.parse(r.body).error.code, 'shutting_down');
     assert.equal(r.headers['connection'], 'close');
     assert.match(r.headers['content-security-policy'] ?? '', /^sandbox /);
-    assert.deepEqual(s.plane.stats(), { served: 1 });
+    assert.deepEqual(s.plane.stats(), { served: 1, faultsHeld: 0 });
   } finally {
     await s.close();
   }
