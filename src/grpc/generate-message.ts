@@ -51,7 +51,7 @@ function stringByName(name: string): string {
   if (/(company|organization|organisation)/.test(n)) return faker.company.name();
   if (/(url|uri|website|link|href)$/.test(n)) return faker.internet.url();
   if (/^(uuid|guid|id)$/.test(n) || /id$/.test(n)) return faker.string.uuid();
-  if (/(date|time|timestamp|at)$/.test(n)) return faker.date.recent({ days: 30 }).toISOString();
+  if (/(date|time|timestamp|at)$/.test(n)) return faker.date.recent({ days: 30, refDate }).toISOString();
   if (/(description|summary|comment|message|text|content|body|note)s?$/.test(n))
     return faker.lorem.sentence();
   if (/^(title|subject)$/.test(n)) return faker.lorem.words(3);
@@ -86,7 +86,7 @@ function scalar(type: ScalarType, name: string): JsonValue {
 function wellKnown(desc: DescMessage, name: string): JsonValue | undefined {
   switch (desc.typeName) {
     case 'google.protobuf.Timestamp':
-      return faker.date.recent({ days: 30 }).toISOString();
+      return faker.date.recent({ days: 30, refDate }).toISOString();
     case 'google.protobuf.Duration':
       return `${faker.number.int({ min: 1, max: 3600 })}s`;
     case 'google.protobuf.Struct':
@@ -207,8 +207,16 @@ function mapKey(type: ScalarType, i: number): string {
   return String(i + 1);
 }
 
+/** The day seeded dates are drawn before (2026-01-01). */
+const SEEDED_REF_DATE = Date.UTC(2026, 0, 1);
+/** The reference of the generation under way (generateMessage sets it; generation is synchronous). */
+let refDate = Date.now();
+
 /** A generated proto3 JSON value for `desc`; the same `seed` gives the same value. */
 export function generateMessage(desc: DescMessage, seed?: number): JsonValue {
   faker.seed(seed ?? Math.floor(Math.random() * 2 ** 31));
+  // Dates are drawn before a reference: now, or for a seeded answer a fixed day, so that the same seed
+  // gives the same answer whatever the clock says.
+  refDate = seed === undefined ? Date.now() : SEEDED_REF_DATE;
   return message({ nodes: 0, path: [] }, desc, 0, '') ?? {};
 }
