@@ -139,6 +139,19 @@ export class EndpointClient {
       query: { intelligenceMock: opts.intelligenceMock },
     });
   }
+  /**
+   * Uploads gRPC descriptors (SPEC §13): `.proto` text, or a compiled descriptor set's bytes
+   * (`protoc --include_imports --descriptor_set_out`, `buf build`); answers the job (type `grpc`).
+   */
+  uploadProto(descriptors: string | Uint8Array): Promise<JobAccepted> {
+    return this.t.json('POST', `${this.api}/specs`, {
+      body: descriptors,
+      headers: {
+        'content-type': typeof descriptors === 'string' ? 'text/x-protobuf' : 'application/x-protobuf',
+      },
+      query: { type: 'grpc' },
+    });
+  }
   async spec(): Promise<Spec> {
     return (await this.t.json<{ data: Spec }>('GET', `${this.api}/specs`)).data;
   }

@@ -14,6 +14,7 @@ import {
   putState,
   replaceRules,
   storeBlob,
+  uploadGrpcSpec,
   uploadSpec,
 } from '../admin/index.js';
 import { AppError, type ErrorDetail } from '../errors.js';
@@ -87,6 +88,12 @@ async function applyEndpoint(ctx: ConfigFileDeps, src: Source, p: PlannedEndpoin
     const job = await step(src, '', `${at}/openapi`, () => uploadSpec(ctx, ep, spec, intelligenceMock));
     const failed = await waitForJob(ctx, p.name, job.id);
     if (failed) throw located(src, [{ path: `${at}/openapi`, message: failed }]);
+  } else if (p.grpc) {
+    const { data, filename, descriptorSet } = p.grpc;
+    if (stored?.type === 'grpc' && stored.document === descriptorSet) return;
+    const job = await step(src, '', `${at}/grpc`, () => uploadGrpcSpec(ctx, ep, { data, filename }));
+    const failed = await waitForJob(ctx, p.name, job.id);
+    if (failed) throw located(src, [{ path: `${at}/grpc`, message: failed }]);
   } else if (stored?.type === 'openapi') {
     // A file without `openapi` removes an OpenAPI document, not gRPC descriptors uploaded by the API.
     await deleteSpec(ctx, ep);

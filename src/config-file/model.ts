@@ -30,6 +30,12 @@ export const EndpointConfig = Type.Object(
     rules: Type.Optional(Type.Array(Type.Unknown({ description: 'a rule' }), { maxItems: MAX_RULES })),
     state: Type.Optional(Type.Array(StateSeed, { maxItems: 1000 })),
     openapi: Type.Optional(OpenapiRef),
+    grpc: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'path of a .proto or a compiled descriptor set, relative to the file (SPEC §13)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

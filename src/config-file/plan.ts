@@ -6,7 +6,7 @@
  * Problems come back with the file's line and field.
  */
 import { createHash } from 'node:crypto';
-import { dirname, extname, resolve } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { readRegularFile } from '../regular-file.js';
 import { stateItemsOf } from '../admin/index.js';
@@ -14,6 +14,7 @@ import { ECHO_ENDPOINT, endpointNameProblem } from '../endpoint/index.js';
 import type { ErrorDetail } from '../errors.js';
 import { parseRuleList, type SettingsPatch } from '../mock/index.js';
 import { validateSpec, type ValidSpec } from '../oas/index.js';
+import { compileInWorker, GRPC_SPEC_LIMIT } from '../grpc/index.js';
 import { explain } from '../schema/index.js';
 import { stateLimits } from '../state/index.js';
 import type { StateItem } from '../store/index.js';
@@ -36,6 +37,8 @@ export interface PlannedEndpoint {
   blobs: BlobFile[];
   state: Omit<StateItem, 'lastModified'>[];
   openapi?: { spec: ValidSpec; text: string; intelligenceMock: boolean };
+  /** gRPC descriptors: the file as read, and the descriptor set it compiles to (base64, as stored). */
+  grpc?: { data: Buffer; filename: string; descriptorSet: string };
 }
 
 const TYPES: Record<string, string> = {
@@ -173,6 +176,25 @@ export async function planConfig(src: Source, config: Config): Promise<PlannedEn
         const found = errorDetails(err)?.map((d) => `${d.path}: ${d.message}`) ?? [];
         problems.push({ path, message: [why(err), ...found.slice(0, 5)].join('; ') });
       }
+    }
+    if (ep.grpc !== undefined) {
+      const path = `${at}/grpc`;
+      if (ep.openapi !== undefined)
+        problems.push({ path, message: 'an endpoint has one document: openapi or grpc, not both' });
+      else
+        try {
+          const data = readNamed(src.file, ep.grpc, GRPC_SPEC_LIMIT);
+          const filename = basename(ep.grpc);
+          const compiled = await compileInWorker({ data, filename });
+          planned.grpc = {
+            data,
+            filename,
+            descriptorSet: Buffer.from(compiled.descriptorSet).toString('base64'),
+          };
+        } catch (err) {
+          const found = errorDetails(err)?.map((d) => `${d.path}: ${d.message}`) ?? [];
+          problems.push({ path, message: [why(err), ...found.slice(0, 5)].join('; ') });
+        }
     }
     out.push(planned);
   }

@@ -128,9 +128,11 @@ export async function exportConfig(o: RemoteOptions): Promise<string> {
     }
     if (state.length > 0) out['state'] = state;
     try {
-      const spec = await call<{ data: { title: string } }>('GET', `${at}/specs`);
+      const spec = await call<{ data: { type: string; title?: string } }>('GET', `${at}/specs`);
       warn(
-        `${name}: has the OpenAPI document "${spec.data.title}", not exported; add "openapi: <file>" to keep it`,
+        spec.data.type === 'grpc'
+          ? `${name}: has gRPC descriptors, not exported; add "grpc: <file.proto>" to keep them`
+          : `${name}: has the OpenAPI document "${spec.data.title}", not exported; add "openapi: <file>" to keep it`,
       );
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
