@@ -19,8 +19,9 @@ import {
 } from '@bufbuild/protobuf/wkt';
 import { AppError } from '../errors.js';
 
-/** Largest upload (a `.proto` or a descriptor set) in bytes: 2.5 MiB. */
-export const GRPC_SPEC_LIMIT = 2.5 * 1024 * 1024;
+import { GRPC_SPEC_LIMIT } from './constants.js';
+
+export { GRPC_SPEC_LIMIT };
 /** Most messages, enums and services in one upload, its dependencies included. */
 export const GRPC_SPEC_MAX_TYPES = 10_000;
 /** Most fields, enum values and methods in one upload, its dependencies included. */

@@ -25,18 +25,11 @@ import { compileProtoSources } from './compile.js';
 import type { EndpointDescriptors } from './descriptors.js';
 import { REFLECTION_V1ALPHA_PROTO, REFLECTION_V1_PROTO } from './protos/reflection.js';
 import { CallError, GrpcStatus, type GrpcCall } from './types.js';
+import { REFLECTION_PATHS, REFLECTION_SERVICE } from './constants.js';
 
-/** The reflection services' full names, by version. */
-const SERVICE = {
-  v1: 'grpc.reflection.v1.ServerReflection',
-  v1alpha: 'grpc.reflection.v1alpha.ServerReflection',
-};
+const SERVICE = REFLECTION_SERVICE;
 
-/** The two method paths reflection answers: v1 first, then v1alpha. */
-export const REFLECTION_PATHS = [
-  `/${SERVICE.v1}/ServerReflectionInfo`,
-  `/${SERVICE.v1alpha}/ServerReflectionInfo`,
-] as const;
+export { REFLECTION_PATHS };
 
 let compiled: FileRegistry | undefined;
 

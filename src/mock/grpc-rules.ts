@@ -14,7 +14,7 @@ import { RecordMemo, type Exchange } from '../endpoint/index.js';
 import { compileTemplate, loadFakeData, templateLimits } from '../template/index.js';
 import {
   CallError,
-  encodeStatus,
+  grpcRuntime,
   GrpcStatus,
   type CallType,
   type EndpointDescriptors,
@@ -38,13 +38,20 @@ interface GrpcRules {
 
 const compiled = new RecordMemo<GrpcRules>();
 
+type Runtime = Awaited<ReturnType<typeof grpcRuntime>>;
+
 /** How many messages a server stream sends: a count drawn from `streamCount` (filled in at save). */
 function drawCount(a: GrpcAction): number {
   const { min, max } = a.streamCount ?? { min: a.responses.length, max: a.responses.length };
   return min + Math.floor(Math.random() * (max - min + 1));
 }
 
-function compilePlan(ctx: Pick<MockDeps, 'config' | 'now'>, rule: Rule, locale: string): PlanMaker {
+function compilePlan(
+  ctx: Pick<MockDeps, 'config' | 'now'>,
+  rule: Rule,
+  locale: string,
+  encodeStatus: Runtime['encodeStatus'],
+): PlanMaker {
   const a = rule.action as GrpcAction;
   const limits = templateLimits(ctx.config);
   const bodies = a.responses.map((r) => compileTemplate(r.body, limits));
@@ -94,11 +101,12 @@ async function compileEndpoint(
     .map(ruleFromRecord)
     .filter((r) => r.action.type === 'grpc');
   if (rules.length > 0) await loadFakeData();
+  const runtime = await grpcRuntime();
   const slice = timeSlicer();
   const matcher = await compileRulesInSlices(rules, slice);
   const plans = new Map<string, PlanMaker>();
   for (const r of rules) {
-    plans.set(r.id, compilePlan(ctx, r, ep.settings.locale));
+    plans.set(r.id, compilePlan(ctx, r, ep.settings.locale, runtime.encodeStatus));
     await slice();
   }
   return { matcher, plans };

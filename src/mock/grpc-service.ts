@@ -20,11 +20,10 @@ import {
   answerTurn,
   CallError,
   endTurns,
+  grpcRuntime,
   grpcSpecOf,
   GrpcStatus,
-  loadDescriptors,
   REFLECTION_PATHS,
-  serveReflection,
   type EndpointDescriptors,
   type GrpcCall,
   type GrpcPlan,
@@ -59,7 +58,8 @@ const loaded = new RecordMemo<EndpointDescriptors | undefined>();
 function descriptorsOf(ctx: Pick<MockDeps, 'store'>, ep: Endpoint): Promise<EndpointDescriptors | undefined> {
   return loaded.get(ep.record, async () => {
     const set = await grpcSpecOf(ctx, ep.record);
-    return set === undefined || set.length === 0 ? undefined : loadDescriptors(set);
+    if (set === undefined || set.length === 0) return undefined;
+    return (await grpcRuntime()).loadDescriptors(set);
   });
 }
 
@@ -211,7 +211,8 @@ export function grpcService(ctx: GrpcServiceDeps) {
       const d = await descriptorsOf(ctx, endpoint);
       const reflection = (REFLECTION_PATHS as readonly string[]).indexOf(call.path);
       if (reflection !== -1) {
-        if (d) return await serveReflection(call, d, reflection === 0 ? 'v1' : 'v1alpha');
+        if (d)
+          return await (await grpcRuntime()).serveReflection(call, d, reflection === 0 ? 'v1' : 'v1alpha');
         return call.end({ code: GrpcStatus.UNIMPLEMENTED, message: 'The endpoint has no gRPC descriptors.' });
       }
       request = captureParts({

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { loadConfigFile } from '../../src/config-file/index.js';
 import { Mockingbird, type RuleInput } from '../../src/client/index.js';
-import { compileUpload } from '../../src/grpc/index.js';
+import { compileUpload } from '../../src/grpc/runtime.js';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { protoClient, unary } from '../helpers/grpc.js';
 import { SHOP_PROTO } from '../grpc/fixtures.js';

@@ -14,7 +14,7 @@ import {
   GRPC_COMPILES_WAITING,
   GRPC_SPEC_LIMIT,
   loadDescriptors,
-} from '../../src/grpc/index.js';
+} from '../../src/grpc/runtime.js';
 
 const PROTO = `syntax = "proto3";
 package a;

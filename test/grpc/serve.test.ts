@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fromBinary } from '@bufbuild/protobuf';
-import { googleRpcRegistry } from '../../src/grpc/index.js';
+import { googleRpcRegistry } from '../../src/grpc/runtime.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createEndpoint, createRule } from '../helpers/api-helpers.js';
 import { grpc, protoClient, readStream, unary, uploadProto } from '../helpers/grpc.js';
