@@ -12,6 +12,7 @@ import * as OTPAuth from 'otpauth';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { browserSkip, launchBrowser, screenshot, WEB_DIR, type TestBrowser } from '../helpers/browser.js';
 import { qrPng } from '../totp/qr-fixtures.js';
+import { SHOP_PROTO } from '../grpc/fixtures.js';
 
 const WAIT = { timeout: 15_000 };
 
@@ -222,6 +223,34 @@ describe('dashboard in Chromium', { skip: browserSkip() }, () => {
       /^mockingbird tunnel --endpoint 'shop' --port 3000 --server '/,
     );
     await screenshot(page, 'settings');
+  });
+
+  it('uploads a .proto in place of the document, lists its methods, and offers them to grpc_method conditions', async () => {
+    await page.setInputFiles('input[name=spec]', {
+      name: 'shop.proto',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from(SHOP_PROTO),
+    });
+    const ops = page.getByTestId('operations');
+    await page.locator('[data-testid=operations] >> text=Watch').waitFor(WAIT);
+    const text = await ops.innerText();
+    assert.match(text, /shop\.v1\.Shop\s+Get\s+unary/);
+    assert.match(text, /Watch\s+server_streaming/);
+    await page.getByTestId('tab-rules').click();
+    await page.getByTestId('new-rule').click();
+    await page.selectOption('[data-testid=condition] select[aria-label=type]', 'grpc_method');
+    const value = page.locator('input[name=condition-0-value]');
+    assert.equal(await value.getAttribute('list'), 'grpc-methods');
+    const offered = await Promise.all(
+      (await page.locator('#grpc-methods option').all()).map((o) => o.getAttribute('value')),
+    );
+    assert.deepEqual(offered, [
+      'shop.v1.Shop/Get',
+      'shop.v1.Shop/Watch',
+      'shop.v1.Shop/Upload',
+      'shop.v1.Shop/Chat',
+    ]);
+    await page.getByTestId('cancel-rule').click();
   });
 
   it('registers a TOTP secret from a QR image, labelled by issuer and account, kept across a reload', async () => {

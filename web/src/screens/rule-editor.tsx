@@ -71,6 +71,23 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
   const base = `/endpoints/${enc(props.ep)}/rules`;
   const top = useRef<HTMLElement>(null);
 
+  // The gRPC methods of the endpoint's descriptors, offered for grpc_method conditions (none: no list).
+  const [grpcMethods, setGrpcMethods] = useState<string[]>([]);
+  useEffect(() => {
+    api
+      .get<{ data: { type: string; services?: { name: string; methods: { name: string }[] }[] } }>(
+        `/endpoints/${enc(props.ep)}/specs`,
+      )
+      .then((r) =>
+        setGrpcMethods(
+          r.data.type === 'grpc'
+            ? (r.data.services ?? []).flatMap((s) => s.methods.map((m) => `${s.name}/${m.name}`))
+            : [],
+        ),
+      )
+      .catch(() => setGrpcMethods([]));
+  }, [props.ep]);
+
   // Opened from a list scrolled down, the editor would start above the window: bring its top into view.
   useEffect(() => {
     const el = top.current;
@@ -188,6 +205,11 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
                 enabled
               </label>
             </div>
+            <datalist id="grpc-methods">
+              {grpcMethods.map((m) => (
+                <option key={m} value={m} />
+              ))}
+            </datalist>
             <fieldset>
               <legend>Conditions (all must hold)</legend>
               {draft.conditions.map((c, i) => (
@@ -237,6 +259,7 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
                       class="grow"
                       aria-label="value"
                       name={`condition-${i}-value`}
+                      list={c.type === 'grpc_method' ? 'grpc-methods' : undefined}
                       value={c.value ?? ''}
                       onInput={(e) => setCond(i, { value: e.currentTarget.value })}
                     />

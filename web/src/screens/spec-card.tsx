@@ -1,4 +1,7 @@
-/** The endpoint's OpenAPI document: upload (validated by a background job), the operations found, remove. */
+/**
+ * The endpoint's document: an OpenAPI document or gRPC descriptors (a .proto or a descriptor set),
+ * uploaded and processed by a background job; the operations or the gRPC methods found; remove.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, enc } from '../api';
 import { ConfirmButton, ErrorBox } from '../ui';
@@ -9,12 +12,20 @@ interface Operation {
   operationId?: string;
   summary?: string;
 }
-interface Spec {
+interface OpenapiSpec {
+  type: 'openapi';
   title: string;
   version: string;
   specVersion: string;
   operations: Operation[];
 }
+interface GrpcSpec {
+  type: 'grpc';
+  syntax: string;
+  files: string[];
+  services: { name: string; methods: { name: string; callType: string }[] }[];
+}
+type Spec = OpenapiSpec | GrpcSpec;
 interface Job {
   jobId: string;
   status: string;
@@ -66,16 +77,17 @@ export function SpecCard(props: { ep: string }) {
 
   return (
     <section class="card" data-testid="settings-openapi">
-      <h2>OpenAPI document</h2>
+      <h2>OpenAPI document or gRPC descriptors</h2>
       <p class="muted small">
-        Requests no rule answers get an answer built from the matching operation's examples.
+        Requests no rule answers get an answer built from the matching operation's examples; gRPC calls no
+        rule answers get a message generated from the method's output type.
       </p>
       <label>
-        Upload a document (JSON or YAML)
+        Upload a document (JSON or YAML) or a .proto / descriptor set
         <input
           type="file"
           name="spec"
-          accept=".json,.yaml,.yml,application/json,application/yaml,text/yaml"
+          accept=".json,.yaml,.yml,.proto,.pb,.binpb,.desc,.protoset,application/json,application/yaml,text/yaml"
           onChange={(e) => {
             void upload(e.currentTarget.files?.[0]);
             e.currentTarget.value = '';
@@ -87,8 +99,17 @@ export function SpecCard(props: { ep: string }) {
       {spec && (
         <div data-testid="spec">
           <p>
-            <strong>{spec.title}</strong> {spec.version}{' '}
-            <span class="muted small">(OpenAPI {spec.specVersion})</span>{' '}
+            {spec.type === 'grpc' ? (
+              <>
+                <strong>{spec.files[spec.files.length - 1]}</strong>{' '}
+                <span class="muted small">(gRPC, {spec.syntax})</span>
+              </>
+            ) : (
+              <>
+                <strong>{spec.title}</strong> {spec.version}{' '}
+                <span class="muted small">(OpenAPI {spec.specVersion})</span>
+              </>
+            )}{' '}
             <ConfirmButton
               label="Remove"
               confirm="Remove the document?"
@@ -102,15 +123,25 @@ export function SpecCard(props: { ep: string }) {
           </p>
           <table class="kv" data-testid="operations">
             <tbody>
-              {spec.operations.map((o, i) => (
-                <tr key={i}>
-                  <th>
-                    <span class={`method m-${o.method.toLowerCase()}`}>{o.method.toUpperCase()}</span>
-                  </th>
-                  <td class="mono">{o.path}</td>
-                  <td class="muted">{o.summary ?? o.operationId ?? ''}</td>
-                </tr>
-              ))}
+              {spec.type === 'grpc'
+                ? spec.services.flatMap((sv) =>
+                    sv.methods.map((m) => (
+                      <tr key={`${sv.name}/${m.name}`}>
+                        <th class="mono">{sv.name}</th>
+                        <td class="mono">{m.name}</td>
+                        <td class="muted">{m.callType}</td>
+                      </tr>
+                    )),
+                  )
+                : spec.operations.map((o, i) => (
+                    <tr key={i}>
+                      <th>
+                        <span class={`method m-${o.method.toLowerCase()}`}>{o.method.toUpperCase()}</span>
+                      </th>
+                      <td class="mono">{o.path}</td>
+                      <td class="muted">{o.summary ?? o.operationId ?? ''}</td>
+                    </tr>
+                  ))}
             </tbody>
           </table>
         </div>
