@@ -1,4 +1,5 @@
 /**
+ * @runs-alone: it times the event loop, so scripts/run-tests.mjs runs it after the other files, by itself.
  * The SSE batcher (src/api/sse-batch.ts): the events an endpoint's streams receive within one turn go
  * to each stream in one write of one shared Buffer (a stream that joined mid-turn gets the part from
  * its first event on), batches keep their order, and writing to many streams is cut into slices of
