@@ -167,23 +167,23 @@ export function grpcService(ctx: GrpcServiceDeps) {
       endTurns(call, last);
       return;
     }
-    const messages: Uint8Array[] = [];
+    // Each message is decoded (and kept for the history) as it comes, so a call cut short keeps them.
+    const bodies: string[] = [];
     const max = method.callType === 'client_streaming' ? GRPC_CLIENT_MESSAGES_MAX : 1;
     for await (const bytes of call.messages()) {
-      if (messages.length === max)
+      if (bodies.length === max)
         throw new CallError(
           method.callType === 'client_streaming' ? GrpcStatus.RESOURCE_EXHAUSTED : GrpcStatus.INTERNAL,
           method.callType === 'client_streaming'
             ? `A client stream may send at most ${max} messages to a mock.`
             : `A ${method.callType} call sends one request message; this one sent more.`,
         );
-      messages.push(bytes);
+      bodies.push(decoded(bytes));
     }
-    if (method.callType !== 'client_streaming' && messages.length === 0)
+    if (method.callType !== 'client_streaming' && bodies.length === 0)
       throw new CallError(GrpcStatus.INTERNAL, 'The call ended without its request message.');
     // A client stream matches the first rule any of its messages matches; templates read that message.
     let plan: GrpcPlan | undefined;
-    const bodies = messages.map(decoded);
     for (const body of bodies.length === 0 ? ['{}'] : bodies) {
       const m = await match(
         { endpoint: x.endpoint, request: withMessage(x.request, body) },
