@@ -1,9 +1,13 @@
 /**
  * Shared by the end-to-end gRPC tests (serve-*.test.ts): a gRPC rule's shape, an app listening on
  * port 0 with the shop proto uploaded to endpoint `shop`, a failed call's ServiceError, and the
- * history entries a call leaves (polled: the history is written after the call's status).
+ * history entries a call leaves (polled: the history is written after the call's status), and the
+ * shop service as a descriptor for @connectrpc clients.
  */
 import assert from 'node:assert/strict';
+import { createFileRegistry, fromBinary, type DescService } from '@bufbuild/protobuf';
+import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { compileUpload } from '../../src/grpc/index.js';
 import type { Config } from '../../src/config.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createEndpoint } from '../helpers/api-helpers.js';
@@ -75,4 +79,13 @@ export async function grpcEntries(app: TestApp, ep: string, count = 1): Promise<
     `fewer than ${count} gRPC entries of ${ep}`,
   );
   return entries;
+}
+
+/** shop.v1.Shop as a DescService, built at run time from SHOP_PROTO's compiled descriptor set. */
+export function shopService(proto = SHOP_PROTO): DescService {
+  const { descriptorSet } = compileUpload({ data: Buffer.from(proto), filename: 'shop.proto' });
+  const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptorSet));
+  const service = registry.getService('shop.v1.Shop');
+  assert.ok(service, 'shop.v1.Shop is in the compiled set');
+  return service;
 }
