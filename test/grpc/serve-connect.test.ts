@@ -1,7 +1,7 @@
 /**
  * @connectrpc/connect-node as the client (SPEC §13), with message types built at run time from the
  * compiled descriptor set: the gRPC protocol over h2c (every call type, the endpoint named by the
- * x-mockingbird-endpoint metadata), and an error status with its message as connect reads it.
+ * x-mockingbird-endpoint metadata or the path form), and an error status with its message as connect reads it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,19 +9,24 @@ import { Code, ConnectError, createClient, type Client } from '@connectrpc/conne
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import type { DescService } from '@bufbuild/protobuf';
 import { createRule } from '../helpers/api-helpers.js';
-import { grpcRule, shopApp, shopService } from './serve-fixture.js';
+import { grpcEntries, grpcRule, shopApp, shopService } from './serve-fixture.js';
 import type { TestApp } from '../helpers/app.js';
 
-/** The connect client of shop.v1.Shop over h2c on the app's port, naming `shop` by metadata. */
-function connectClient(app: TestApp): Client<DescService> {
+/**
+ * The connect client of shop.v1.Shop over h2c on the app's port, naming `shop` by metadata, or by the
+ * path form (a base URL ending in /e/shop).
+ */
+function connectClient(app: TestApp, pathForm = false): Client<DescService> {
   const transport = createGrpcTransport({
-    baseUrl: `http://127.0.0.1:${app.port}`,
-    interceptors: [
-      (next) => async (req) => {
-        req.header.set('x-mockingbird-endpoint', 'shop');
-        return next(req);
-      },
-    ],
+    baseUrl: pathForm ? `${app.url}/e/shop` : app.url,
+    interceptors: pathForm
+      ? []
+      : [
+          (next) => async (req) => {
+            req.header.set('x-mockingbird-endpoint', 'shop');
+            return next(req);
+          },
+        ],
   });
   return createClient(shopService(), transport);
 }
@@ -107,4 +112,15 @@ test('connect-node reads an error status, its message and trailers', async (t) =
   assert.equal(err.code, Code.PermissionDenied);
   assert.equal(err.rawMessage, 'not yours');
   assert.equal(err.metadata.get('x-why'), 'owner');
+});
+
+test('connect-node over h2c names the endpoint in the path form too', async (t) => {
+  const app = await shopApp(t);
+  await rules(app);
+  const c = connectClient(app, true) as unknown as Calls;
+  const watched: string[] = [];
+  for await (const m of c['watch']!({ id: 'x' }) as AsyncIterable<{ id: string }>) watched.push(m.id);
+  assert.deepEqual(watched, ['a', 'b', 'a', 'b']);
+  const [e] = await grpcEntries(app, 'shop');
+  assert.equal(e!.path, '/shop.v1.Shop/Watch');
 });
