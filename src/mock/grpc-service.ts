@@ -106,6 +106,22 @@ class CallRecord {
   }
 }
 
+/**
+ * Notes for the history how an aborted call ended: the wire's reason (a bad frame, the deadline, the
+ * client's cancel), else by the clock: past the deadline DEADLINE_EXCEEDED, before it CANCELLED.
+ */
+function noteAbort(call: GrpcCall, rec: CallRecord): void {
+  const why: unknown = call.signal.reason;
+  if (why instanceof CallError) {
+    rec.status = why.code;
+    rec.statusMessage = why.message;
+    return;
+  }
+  const late = call.deadline !== undefined && Date.now() >= call.deadline;
+  rec.status = late ? GrpcStatus.DEADLINE_EXCEEDED : GrpcStatus.CANCELLED;
+  rec.statusMessage = late ? 'Deadline exceeded' : 'Cancelled by the client';
+}
+
 export function grpcService(ctx: GrpcServiceDeps) {
   const guards: MockStep[] = [
     mtlsStep(ctx, (x) => x.endpoint.settings.mtls.enabled),
@@ -246,11 +262,8 @@ export function grpcService(ctx: GrpcServiceDeps) {
         );
       await plays(call, x, d, method, rec);
     } catch (err) {
-      if (call.signal.aborted) {
-        const late = call.deadline !== undefined && Date.now() >= call.deadline;
-        rec.status = late ? GrpcStatus.DEADLINE_EXCEEDED : GrpcStatus.CANCELLED;
-        rec.statusMessage = late ? 'Deadline exceeded' : 'Cancelled by the client';
-      } else if (err instanceof CallError) {
+      if (call.signal.aborted) noteAbort(call, rec);
+      else if (err instanceof CallError) {
         rec.problems.push(err.message);
         fail(call, rec, err.code, err.message);
       } else {
