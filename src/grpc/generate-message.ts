@@ -207,8 +207,14 @@ function mapKey(type: ScalarType, i: number): string {
   return String(i + 1);
 }
 
-/** A generated proto3 JSON value for `desc`; the same `seed` gives the same value. */
+const DAY_MS = 86_400_000;
+
+/**
+ * A generated proto3 JSON value for `desc`; the same `seed` gives the same value (the same day: dates
+ * are recent ones, counted back from the start of the current UTC day when seeded, from now when not).
+ */
 export function generateMessage(desc: DescMessage, seed?: number): JsonValue {
   faker.seed(seed ?? Math.floor(Math.random() * 2 ** 31));
+  faker.setDefaultRefDate(seed === undefined ? undefined : Math.floor(Date.now() / DAY_MS) * DAY_MS);
   return message({ nodes: 0, path: [] }, desc, 0, '') ?? {};
 }
