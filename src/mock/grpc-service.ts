@@ -106,6 +106,22 @@ class CallRecord {
   }
 }
 
+/**
+ * Notes for the history how an aborted call ended: the wire's reason (a bad frame, the deadline, the
+ * client's cancel), else by the clock: past the deadline DEADLINE_EXCEEDED, before it CANCELLED.
+ */
+function noteAbort(call: GrpcCall, rec: CallRecord): void {
+  const why: unknown = call.signal.reason;
+  if (why instanceof CallError) {
+    rec.status = why.code;
+    rec.statusMessage = why.message;
+    return;
+  }
+  const late = call.deadline !== undefined && Date.now() >= call.deadline;
+  rec.status = late ? GrpcStatus.DEADLINE_EXCEEDED : GrpcStatus.CANCELLED;
+  rec.statusMessage = late ? 'Deadline exceeded' : 'Cancelled by the client';
+}
+
 export function grpcService(ctx: GrpcServiceDeps) {
   const guards: MockStep[] = [
     mtlsStep(ctx, (x) => x.endpoint.settings.mtls.enabled),
@@ -167,23 +183,23 @@ export function grpcService(ctx: GrpcServiceDeps) {
       endTurns(call, last);
       return;
     }
-    const messages: Uint8Array[] = [];
+    // Each message is decoded (and kept for the history) as it comes, so a call cut short keeps them.
+    const bodies: string[] = [];
     const max = method.callType === 'client_streaming' ? GRPC_CLIENT_MESSAGES_MAX : 1;
     for await (const bytes of call.messages()) {
-      if (messages.length === max)
+      if (bodies.length === max)
         throw new CallError(
           method.callType === 'client_streaming' ? GrpcStatus.RESOURCE_EXHAUSTED : GrpcStatus.INTERNAL,
           method.callType === 'client_streaming'
             ? `A client stream may send at most ${max} messages to a mock.`
             : `A ${method.callType} call sends one request message; this one sent more.`,
         );
-      messages.push(bytes);
+      bodies.push(decoded(bytes));
     }
-    if (method.callType !== 'client_streaming' && messages.length === 0)
+    if (method.callType !== 'client_streaming' && bodies.length === 0)
       throw new CallError(GrpcStatus.INTERNAL, 'The call ended without its request message.');
     // A client stream matches the first rule any of its messages matches; templates read that message.
     let plan: GrpcPlan | undefined;
-    const bodies = messages.map(decoded);
     for (const body of bodies.length === 0 ? ['{}'] : bodies) {
       const m = await match(
         { endpoint: x.endpoint, request: withMessage(x.request, body) },
@@ -247,11 +263,8 @@ export function grpcService(ctx: GrpcServiceDeps) {
         );
       await plays(call, x, d, method, rec);
     } catch (err) {
-      if (call.signal.aborted) {
-        const late = call.deadline !== undefined && Date.now() >= call.deadline;
-        rec.status = late ? GrpcStatus.DEADLINE_EXCEEDED : GrpcStatus.CANCELLED;
-        rec.statusMessage = late ? 'Deadline exceeded' : 'Cancelled by the client';
-      } else if (err instanceof CallError) {
+      if (call.signal.aborted) noteAbort(call, rec);
+      else if (err instanceof CallError) {
         rec.problems.push(err.message);
         fail(call, rec, err.code, err.message);
       } else {

@@ -3,7 +3,7 @@
  * cleartext one, gRPC-Web over either HTTP version), comes in here as a call of the wire (grpc/) and
  * goes to the endpoint it names:
  *
- *   x-mockingbird-endpoint metadata → the path form (gRPC-Web: /e/<name>/pkg.Service/Method)
+ *   x-mockingbird-endpoint metadata → the path form (/e/<name>/pkg.Service/Method, either HTTP version)
  *   → :authority as a Host names an endpoint (<name>.<BASE_DOMAIN>, a claimed domain)
  *   none, or an endpoint that does not exist → NOT_FOUND, saying how to name one
  *   a user endpoint → its gRPC service (mock/grpc-service.ts) to the call's end
@@ -13,7 +13,7 @@
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Target } from '../endpoint/index.js';
+import { endpointTarget, PATH_FORM_PREFIX, type Target } from '../endpoint/index.js';
 import {
   GrpcStatus,
   isGrpcWeb,
@@ -53,6 +53,17 @@ export function isGrpcWebRequest(req: IncomingMessage): boolean {
   return asked !== undefined && /(^|[\s,])x-grpc-web([\s,]|$)/i.test(asked);
 }
 
+/**
+ * The path form of an HTTP/2 stream's `:path` (`/e/<name>/pkg.Service/Method`, as connect clients send
+ * with a base URL ending in `/e/<name>`): the endpoint's name and the method's path, or undefined when
+ * the path is a method path itself (a service `e` without a package stays one).
+ */
+export function pathFormOf(path: string): { name: string; path: string } | undefined {
+  if (!path.startsWith(PATH_FORM_PREFIX)) return undefined;
+  const t = endpointTarget(path);
+  return t.name !== '' && /^\/[^/?]+\/[^/?]+$/.test(t.path) ? { name: t.name, path: t.path } : undefined;
+}
+
 const HOW_TO_NAME =
   'name the endpoint with the :authority <name>.<BASE_DOMAIN> (grpcurl -authority), a domain it claims, or the metadata x-mockingbird-endpoint';
 
@@ -85,16 +96,19 @@ export function grpcDoor(o: GrpcDoorOptions): GrpcDoor {
   return {
     stream(stream, headers, socket) {
       const t: CallTransport = { socket, httpVersion: '2.0' };
+      // The path form names the endpoint over HTTP/2 as it does over HTTP/1.1 (dispatch.ts).
+      const form = pathFormOf(headers[':path'] ?? '/');
       if (isGrpcWeb(headers['content-type']) || headers[':method'] === 'OPTIONS') {
         void serveWebCall(
           webExchangeH2(stream, headers),
-          headers[':path'] ?? '/',
-          (call) => route(call, t, undefined),
+          form?.path ?? headers[':path'] ?? '/',
+          (call) => route(call, t, form?.name),
           o.call,
         );
         return;
       }
-      void serveH2Call(stream, headers, (call) => route(call, t, undefined), o.call);
+      const h = form ? { ...headers, ':path': form.path } : headers;
+      void serveH2Call(stream, h, (call) => route(call, t, form?.name), o.call);
     },
     web(req, res, target) {
       const t: CallTransport = { socket: req.socket, httpVersion: req.httpVersion };

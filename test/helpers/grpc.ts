@@ -17,6 +17,8 @@ export interface ClientOptions {
   authority?: string;
   /** TLS credentials (default: plaintext, h2c). */
   credentials?: grpc.ChannelCredentials;
+  /** More channel options (`grpc.ssl_target_name_override`). */
+  channel?: grpc.ClientOptions;
 }
 
 /** A grpc-js client of `service` (fully qualified) from `proto` text, at `address` (`127.0.0.1:port`). */
@@ -35,7 +37,7 @@ export function protoClient(
     let ctor: unknown = pkg;
     for (const part of service.split('.')) ctor = (ctor as Record<string, unknown>)[part];
     const Client = ctor as typeof grpc.Client;
-    const options: grpc.ClientOptions = {};
+    const options: grpc.ClientOptions = { ...o.channel };
     if (o.authority) options['grpc.default_authority'] = o.authority;
     return new Client(address, o.credentials ?? grpc.credentials.createInsecure(), options);
   } finally {
