@@ -42,6 +42,19 @@ const Operation = Type.Object({
   summary: Type.Optional(Type.String()),
 });
 
+const Warning = Type.Object({
+  path: Type.String({
+    description: 'Where in the document (a JSON pointer).',
+    examples: ['/paths/~1pets~1{id}/get'],
+  }),
+  message: Type.String(),
+});
+
+const Warnings = Type.Array(Warning, {
+  description:
+    'Problems of the document that do not prevent mocking it: a path parameter not declared, a reference that points at nothing, a component nothing refers to, an invalid example, no operations.',
+});
+
 const Service = Type.Object({
   name: Type.String({ examples: ['user.UserService'] }),
   methods: Type.Array(
@@ -76,6 +89,7 @@ export const Job = Type.Object({
         version: Type.String(),
         specVersion: Type.String({ examples: ['3.1.0', '2.0'] }),
         operations: Type.Array(Operation),
+        warnings: Type.Optional(Warnings),
       }),
       Type.Object({ syntax: Type.String(), files: Type.Array(Type.String()), services: Type.Array(Service) }),
     ]),
@@ -93,6 +107,7 @@ export const OpenapiSpec = Type.Object({
   jobId: Type.String(),
   uploadedAt: Type.String({ format: 'date-time' }),
   operations: Type.Array(Operation),
+  warnings: Warnings,
 });
 
 export const GrpcSpec = Type.Object({
@@ -267,6 +282,13 @@ export async function specsApi(
       const uploadedAt = new Date(spec.createdAt).toISOString();
       if (spec.type === 'grpc')
         return { data: { type: 'grpc' as const, ...grpcSpecView(spec), jobId: spec.jobId, uploadedAt } };
+      // The warnings are the upload job's (kept while the job is among the endpoint's newest).
+      const job = await ctx.store.getSpecJob(ep.name, spec.jobId);
+      const result = job?.result;
+      const warnings =
+        result && typeof result === 'object' && !Array.isArray(result) && Array.isArray(result['warnings'])
+          ? (result['warnings'] as { path: string; message: string }[])
+          : [];
       return {
         data: {
           type: 'openapi' as const,
@@ -277,6 +299,7 @@ export async function specsApi(
           jobId: spec.jobId,
           uploadedAt,
           operations: spec.operations,
+          warnings,
         },
       };
     },

@@ -328,7 +328,8 @@ function patternString(
   if (fits(named)) return named;
   const made = fromPattern(st.faker, pattern, min, max);
   if (made !== undefined) return made;
-  const examples = [s['example'], ...(Array.isArray(s['examples']) ? s['examples'] : []), s['default']];
+  const listed: unknown[] = Array.isArray(s['examples']) ? s['examples'] : [];
+  const examples = [s['example'], ...listed, s['default']];
   return examples.find(fits);
 }
 
