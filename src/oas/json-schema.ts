@@ -16,11 +16,15 @@ import { isObject, type JsonObject } from './refs.js';
 /** The id the document is added under: a schema at pointer `/a/b` is `DOC_ID#/a/b`. */
 const DOC_ID = 'openapi-document';
 
-/** The pattern engine handed to ajv: RE2 (a pattern RE2 refuses matches nothing). */
-function re2(pattern: string): { test: (s: string) => boolean } {
-  if (userRegexProblem(pattern) !== undefined) return { test: () => false };
+/**
+ * The pattern engine handed to ajv: RE2 (a pattern RE2 refuses matches nothing). ajv keeps one
+ * compiled pattern per `toString()`, so each answers its own source.
+ */
+function re2(pattern: string): { test: (s: string) => boolean; toString: () => string } {
+  const key = (): string => `/${pattern}/`;
+  if (userRegexProblem(pattern) !== undefined) return { test: () => false, toString: key };
   const re = compileUserRegex(pattern);
-  return { test: (s) => regexTest(re, s) };
+  return { test: (s) => regexTest(re, s), toString: key };
 }
 re2.code = 're2';
 
@@ -52,8 +56,8 @@ function rewrite(v: unknown): unknown {
 export class DocumentSchemas {
   private readonly ajv: Ajv;
 
-  /** `extra`: options for the validator (the tests add formats). */
-  constructor(doc: JsonObject, extra: Options = {}) {
+  /** `extra`: options for the validator; `extend`: plugins (the tests add formats). */
+  constructor(doc: JsonObject, extra: Options = {}, extend?: (ajv: Ajv) => void) {
     const opts: Options = {
       strict: false,
       allErrors: false,
@@ -64,6 +68,7 @@ export class DocumentSchemas {
     };
     const is31 = typeof doc['openapi'] === 'string' && doc['openapi'].startsWith('3.1');
     this.ajv = is31 ? new Ajv2020(opts) : new Ajv(opts);
+    extend?.(this.ajv);
     const copy = (is31 ? structuredClone(doc) : rewrite(doc)) as JsonObject;
     // The document's own `$id`/`$schema` would change how its schemas are read.
     delete copy['$id'];
