@@ -19,7 +19,7 @@ import type { Faker } from '@faker-js/faker';
 import { OAS_SCHEMA_BUDGET_DEFAULT } from '../config.js';
 import { isObject, type JsonObject } from './refs.js';
 import { isShape, SchemaExpander, type Expanded } from './flatten.js';
-import { fromPattern, matchesPattern } from './pattern.js';
+import { fromPattern, matchesPattern, patternCheckable } from './pattern.js';
 
 /** Nesting (objects and arrays) past which only required properties and the fewest items are made. */
 export const OAS_GENERATE_DEPTH = 6;
@@ -310,7 +310,8 @@ function byName(f: Faker, name: string): string | undefined {
 /**
  * A string for a schema with a `pattern`: the format's or the field name's value when it matches, else
  * one the pattern generator makes (pattern.ts, checked in linear time), else the schema's own example
- * or default when it matches; undefined when none does (the caller leaves the value out).
+ * or default when it matches (or, for a pattern that cannot be checked, as it is); undefined when none
+ * does (the caller leaves the value out).
  */
 function patternString(
   st: State,
@@ -330,6 +331,10 @@ function patternString(
   if (made !== undefined) return made;
   const listed: unknown[] = Array.isArray(s['examples']) ? s['examples'] : [];
   const examples = [s['example'], ...listed, s['default']];
+  // A pattern RE2 cannot run (lookaround, a backreference) cannot be checked: the document's own
+  // example is taken at its word.
+  if (!patternCheckable(pattern))
+    return examples.find((v): v is string => typeof v === 'string' && v.length >= min && v.length <= max);
   return examples.find(fits);
 }
 

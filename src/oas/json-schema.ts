@@ -12,6 +12,7 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { compileUserRegex, regexTest, userRegexProblem } from '../regex/index.js';
 import { isObject, type JsonObject } from './refs.js';
+import { re2Source } from './pattern.js';
 
 /** The id the document is added under: a schema at pointer `/a/b` is `DOC_ID#/a/b`. */
 const DOC_ID = 'openapi-document';
@@ -22,8 +23,9 @@ const DOC_ID = 'openapi-document';
  */
 function re2(pattern: string): { test: (s: string) => boolean; toString: () => string } {
   const key = (): string => `/${pattern}/`;
-  if (userRegexProblem(pattern) !== undefined) return { test: () => false, toString: key };
-  const re = compileUserRegex(pattern);
+  const source = re2Source(pattern);
+  if (userRegexProblem(source) !== undefined) return { test: () => false, toString: key };
+  const re = compileUserRegex(source);
   return { test: (s) => regexTest(re, s), toString: key };
 }
 re2.code = 're2';

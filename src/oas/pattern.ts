@@ -243,11 +243,20 @@ interface Compiled {
 
 const cache = new Map<string, Compiled | null>();
 
+/**
+ * `pattern` in RE2's syntax where ECMAScript's differs: `\uHHHH` is `\x{HHHH}` (an escaped backslash
+ * before the `u` is left alone).
+ */
+export function re2Source(pattern: string): string {
+  return pattern.replace(/(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})/g, '$1\\x{$2}');
+}
+
 /** The pattern compiled for RE2 and read for the generator (tree undefined: not understood); null when RE2 refuses it. */
 function compiled(pattern: string): Compiled | null {
   let c = cache.get(pattern);
   if (c !== undefined) return c;
-  if (userRegexProblem(pattern) !== undefined) c = null;
+  const source = re2Source(pattern);
+  if (userRegexProblem(source) !== undefined) c = null;
   else {
     let tree: Node | undefined;
     try {
@@ -257,7 +266,7 @@ function compiled(pattern: string): Compiled | null {
     } catch (err) {
       if (!(err instanceof Unsupported)) throw err;
     }
-    c = { re: compileUserRegex(pattern), tree };
+    c = { re: compileUserRegex(source), tree };
   }
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(pattern, c);
