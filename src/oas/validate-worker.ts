@@ -101,15 +101,18 @@ async function check({ text, schemaBudget }: CheckRequest): Promise<CheckReply> 
     },
   });
   if (!result.valid) {
-    const more = result.additionalErrors + Math.max(0, result.errors.length - MAX_FINDINGS);
+    // A reference removed for pointing at nothing may be why: it is listed first.
+    const findings = [
+      ...warnings.map((w) => ({ path: w.path, message: w.message })),
+      ...result.errors.map((e) => ({ path: '/', message: headline(e.message) })),
+    ];
+    const more = result.additionalErrors + Math.max(0, findings.length - MAX_FINDINGS);
     return {
       ok: false,
       message:
         `The document is not a valid ${result.specification ?? 'OpenAPI'} document` +
         (more > 0 ? ` (${more} more findings not listed).` : '.'),
-      findings: result.errors
-        .slice(0, MAX_FINDINGS)
-        .map((e) => ({ path: '/', message: headline(e.message) })),
+      findings: findings.slice(0, MAX_FINDINGS),
     };
   }
   for (const w of result.warnings) warnings.push({ path: '/', message: headline(w.message) });
