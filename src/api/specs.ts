@@ -3,7 +3,7 @@
  *   POST   /endpoints/:ep/specs          multipart `file` (+ `intelligenceMock`, `type`), or the
  *                                        document as the body (`?intelligenceMock=true`, `?type=`):
  *                                        400 with the findings, else 202 { jobId, type, status, message }
- *   GET    /endpoints/:ep/specs          { data: { type: 'openapi', … } } or { data: { type: 'grpc', … } }
+ *   GET    /endpoints/:ep/specs          { data: { type: 'openapi', …, warnings } } or { data: { type: 'grpc', … } }
  *   DELETE /endpoints/:ep/specs          { data: { deleted: true } }
  *   GET    /endpoints/:ep/jobs/:jobId    the job, with progress, result and completedAt or failedAt
  * Which kind an upload is: spec-kind.ts. An OpenAPI document is at most OAS_SPEC_LIMIT bytes, gRPC
@@ -231,7 +231,8 @@ export async function specsApi(
           'the kind. Anything else is an OpenAPI document, JSON or YAML. At most OAS_SPEC_LIMIT bytes ' +
           '(5 MiB by default) for OpenAPI, 2.5 MB for gRPC. An endpoint has one spec: an upload of ' +
           'either kind replaces the other. An invalid upload is 400 with the findings; a valid one is ' +
-          '202 with a job to poll (type `oas` or `grpc`).',
+          '202 with a job to poll (type `oas` or `grpc`). Problems of an OpenAPI document that do not ' +
+          "prevent mocking it are `warnings` in the job's result and in GET …/specs.",
         params: EndpointParams,
         querystring: UploadQuery,
         response: { 202: JobAccepted },
