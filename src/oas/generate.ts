@@ -4,6 +4,9 @@
  * (`email`, `firstName`, `city`, `createdAt`, `price` …); an object has its `required` properties
  * and the others it declares, never one it does not declare; `enum`, `const`, bounds, `allOf`,
  * `oneOf`/`anyOf` (the first choice), OpenAPI 3.0's `nullable` and 3.1's type lists are understood.
+ * A string with a `pattern` is never answered unless it matches (checked in linear time, pattern.ts):
+ * it is the format's or name's value that matches, one made from the pattern, or the schema's example;
+ * failing those the value is left out (an optional property omitted, an array item dropped).
  *
  * Generation walks a schema whose composition was expanded beforehand within a budget (flatten.ts):
  * a compiled spec hands over Shapes made at upload, and a raw schema is expanded first. No `$ref`,
