@@ -3,7 +3,7 @@
  *   POST   /endpoints/:ep/specs          multipart `file` (+ `intelligenceMock`, `type`), or the
  *                                        document as the body (`?intelligenceMock=true`, `?type=`):
  *                                        400 with the findings, else 202 { jobId, type, status, message }
- *   GET    /endpoints/:ep/specs          { data: { type: 'openapi', … } } or { data: { type: 'grpc', … } }
+ *   GET    /endpoints/:ep/specs          { data: { type: 'openapi', …, warnings } } or { data: { type: 'grpc', … } }
  *   DELETE /endpoints/:ep/specs          { data: { deleted: true } }
  *   GET    /endpoints/:ep/jobs/:jobId    the job, with progress, result and completedAt or failedAt
  * Which kind an upload is: spec-kind.ts. An OpenAPI document is at most OAS_SPEC_LIMIT bytes, gRPC
@@ -42,6 +42,19 @@ const Operation = Type.Object({
   summary: Type.Optional(Type.String()),
 });
 
+const Warning = Type.Object({
+  path: Type.String({
+    description: 'Where in the document (a JSON pointer).',
+    examples: ['/paths/~1pets~1{id}/get'],
+  }),
+  message: Type.String(),
+});
+
+const Warnings = Type.Array(Warning, {
+  description:
+    'Problems of the document that do not prevent mocking it: a path parameter not declared, a reference that points at nothing, a component nothing refers to, an invalid example, no operations.',
+});
+
 const Service = Type.Object({
   name: Type.String({ examples: ['user.UserService'] }),
   methods: Type.Array(
@@ -76,6 +89,7 @@ export const Job = Type.Object({
         version: Type.String(),
         specVersion: Type.String({ examples: ['3.1.0', '2.0'] }),
         operations: Type.Array(Operation),
+        warnings: Type.Optional(Warnings),
       }),
       Type.Object({ syntax: Type.String(), files: Type.Array(Type.String()), services: Type.Array(Service) }),
     ]),
@@ -93,6 +107,7 @@ export const OpenapiSpec = Type.Object({
   jobId: Type.String(),
   uploadedAt: Type.String({ format: 'date-time' }),
   operations: Type.Array(Operation),
+  warnings: Warnings,
 });
 
 export const GrpcSpec = Type.Object({
@@ -216,7 +231,8 @@ export async function specsApi(
           'the kind. Anything else is an OpenAPI document, JSON or YAML. At most OAS_SPEC_LIMIT bytes ' +
           '(5 MiB by default) for OpenAPI, 2.5 MB for gRPC. An endpoint has one spec: an upload of ' +
           'either kind replaces the other. An invalid upload is 400 with the findings; a valid one is ' +
-          '202 with a job to poll (type `oas` or `grpc`).',
+          '202 with a job to poll (type `oas` or `grpc`). Problems of an OpenAPI document that do not ' +
+          "prevent mocking it are `warnings` in the job's result and in GET …/specs.",
         params: EndpointParams,
         querystring: UploadQuery,
         response: { 202: JobAccepted },
@@ -267,6 +283,13 @@ export async function specsApi(
       const uploadedAt = new Date(spec.createdAt).toISOString();
       if (spec.type === 'grpc')
         return { data: { type: 'grpc' as const, ...grpcSpecView(spec), jobId: spec.jobId, uploadedAt } };
+      // The warnings are the upload job's (kept while the job is among the endpoint's newest).
+      const job = await ctx.store.getSpecJob(ep.name, spec.jobId);
+      const result = job?.result;
+      const warnings =
+        result && typeof result === 'object' && !Array.isArray(result) && Array.isArray(result['warnings'])
+          ? (result['warnings'] as { path: string; message: string }[])
+          : [];
       return {
         data: {
           type: 'openapi' as const,
@@ -277,6 +300,7 @@ export async function specsApi(
           jobId: spec.jobId,
           uploadedAt,
           operations: spec.operations,
+          warnings,
         },
       };
     },

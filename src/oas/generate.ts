@@ -4,6 +4,9 @@
  * (`email`, `firstName`, `city`, `createdAt`, `price` …); an object has its `required` properties
  * and the others it declares, never one it does not declare; `enum`, `const`, bounds, `allOf`,
  * `oneOf`/`anyOf` (the first choice), OpenAPI 3.0's `nullable` and 3.1's type lists are understood.
+ * A string with a `pattern` is never answered unless it matches (checked in linear time, pattern.ts):
+ * it is the format's or name's value that matches, one made from the pattern, or the schema's example;
+ * failing those the value is left out (an optional property omitted, an array item dropped).
  *
  * Generation walks a schema whose composition was expanded beforehand within a budget (flatten.ts):
  * a compiled spec hands over Shapes made at upload, and a raw schema is expanded first. No `$ref`,
@@ -19,6 +22,7 @@ import type { Faker } from '@faker-js/faker';
 import { OAS_SCHEMA_BUDGET_DEFAULT } from '../config.js';
 import { isObject, type JsonObject } from './refs.js';
 import { isShape, SchemaExpander, type Expanded } from './flatten.js';
+import { fromPattern, matchesPattern, patternCheckable } from './pattern.js';
 
 /** Nesting (objects and arrays) past which only required properties and the fewest items are made. */
 export const OAS_GENERATE_DEPTH = 6;
@@ -144,7 +148,8 @@ function objectFor(st: State, s: JsonObject, depth: number, shallow: boolean): J
   for (const key of required) {
     if (Object.hasOwn(out, key)) continue;
     const extra = s['additionalProperties'];
-    setOwn(out, key, isObject(extra) ? gen(st, extra, key, depth + 1) : stringFor(st, {}, key));
+    const v = isObject(extra) ? gen(st, extra, key, depth + 1) : stringFor(st, {}, key);
+    if (v !== undefined) setOwn(out, key, v);
   }
   return out;
 }
@@ -178,7 +183,9 @@ function arrayFor(
   for (let i = 0; i < count; i++) {
     const item: unknown = i < prefix.length ? prefix[i] : s['items'];
     if (item === false) break;
-    out.push(gen(st, item, itemName, depth + 1));
+    const v = gen(st, item, itemName, depth + 1);
+    // An item no value could be made for (a pattern without a match) is left out.
+    if (v !== undefined) out.push(v);
   }
   if (s['uniqueItems'] === true) return [...new Map(out.map((v) => [JSON.stringify(v), v])).values()];
   return out;
@@ -303,24 +310,49 @@ function byName(f: Faker, name: string): string | undefined {
   return undefined;
 }
 
-function fromPattern(f: Faker, pattern: unknown): string | undefined {
-  if (typeof pattern !== 'string' || pattern.length > 200) return undefined;
-  try {
-    return f.helpers.fromRegExp(pattern.replace(/^\^/, '').replace(/\$$/, ''));
-  } catch {
-    return undefined;
-  }
+/**
+ * A string for a schema with a `pattern`: the format's or the field name's value when it matches, else
+ * one the pattern generator makes (pattern.ts, checked in linear time), else the schema's own example
+ * or default when it matches (or, for a pattern that cannot be checked, as it is); undefined when none
+ * does (the caller leaves the value out).
+ */
+function patternString(
+  st: State,
+  s: JsonObject,
+  pattern: string,
+  name: string,
+  min: number,
+  max: number,
+): string | undefined {
+  const fits = (v: unknown): v is string =>
+    typeof v === 'string' && v.length >= min && v.length <= max && matchesPattern(pattern, v);
+  const format = typeof s['format'] === 'string' ? byFormat(st.faker, s['format']) : undefined;
+  if (fits(format)) return format;
+  const named = byName(st.faker, name);
+  if (fits(named)) return named;
+  const made = fromPattern(st.faker, pattern, min, max);
+  if (made !== undefined) return made;
+  const listed: unknown[] = Array.isArray(s['examples']) ? s['examples'] : [];
+  const examples = [s['example'], ...listed, s['default']];
+  // A pattern RE2 cannot run (lookaround, a backreference) cannot be checked: the document's own
+  // example is taken at its word.
+  if (!patternCheckable(pattern))
+    return examples.find((v): v is string => typeof v === 'string' && v.length >= min && v.length <= max);
+  return examples.find(fits);
 }
 
-function stringFor(st: State, s: JsonObject, name: string): string {
+/** A string for the schema; undefined only when it has a `pattern` no string could be found for. */
+function stringFor(st: State, s: JsonObject, name: string): string | undefined {
   const f = st.faker;
-  const format = typeof s['format'] === 'string' ? s['format'] : '';
-  let v = byFormat(f, format) ?? fromPattern(f, s['pattern']) ?? byName(f, name) ?? f.lorem.word();
   const minLength = Math.min(typeof s['minLength'] === 'number' ? s['minLength'] : 0, OAS_GENERATE_STRING);
   const maxLength = Math.min(
     typeof s['maxLength'] === 'number' ? s['maxLength'] : OAS_GENERATE_STRING,
     OAS_GENERATE_STRING,
   );
+  if (typeof s['pattern'] === 'string')
+    return patternString(st, s, s['pattern'], name, minLength, Math.max(minLength, maxLength));
+  const format = typeof s['format'] === 'string' ? s['format'] : '';
+  let v = byFormat(f, format) ?? byName(f, name) ?? f.lorem.word();
   if (v.length < minLength) v += f.string.alpha(minLength - v.length);
   if (v.length > maxLength) v = v.slice(0, Math.max(maxLength, minLength));
   return v;

@@ -29,3 +29,5 @@ export {
 } from './generate.js';
 export { parsePrefer, type OasAnswer } from './respond.js';
 export type { OperationSummary } from './document.js';
+export { OAS_WARNINGS_MAX, OAS_EXAMPLE_CHECKS, type SpecWarning } from './lint.js';
+export { OAS_PATTERN_ATTEMPTS, OAS_PATTERN_STEPS, OAS_PATTERN_EXTRA } from './pattern.js';

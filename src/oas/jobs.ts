@@ -89,7 +89,8 @@ export async function startUploadJob(
 }
 
 /**
- * Records a QUEUED job for a validated OpenAPI document and starts it (startUploadJob). `store` writes
+ * Records a QUEUED job for a validated OpenAPI document and starts it (startUploadJob); its result
+ * lists the document's `warnings` (lint.ts), which GET …/specs shows too, read from the job. `store` writes
  * the document and announces the change (src/admin/specs.ts), before it is compiled, so the compile
  * reads the endpoint afresh.
  */
@@ -102,9 +103,15 @@ export function startSpecJob(
 ): Promise<SpecJobRecord> {
   const n = spec.operations.length;
   const operations = spec.operations as unknown as Json[];
+  const warnings = spec.warnings as unknown as Json[];
+  const w = warnings.length;
+  const queued =
+    w === 0
+      ? `The document is valid; its ${n} operation${n === 1 ? ' is' : 's are'} queued for mocking.`
+      : `The document can be mocked, with ${w} warning${w === 1 ? '' : 's'} (see the job's result); its ${n} operation${n === 1 ? ' is' : 's are'} queued for mocking.`;
   return startUploadJob(ctx, endpoint, {
     type: 'oas',
-    queued: `The document is valid; its ${n} operation${n === 1 ? ' is' : 's are'} queued for mocking.`,
+    queued,
     processing: `Storing and compiling ${n} operations.`,
     noun: 'OpenAPI spec',
     async run(job) {
@@ -127,7 +134,13 @@ export function startSpecJob(
       if (ep) await compiledSpecOf(ctx, ep.record);
       return {
         message: `${spec.title || 'The API'} ${spec.version}: ${n} operation${n === 1 ? ' is' : 's are'} mocked.`,
-        result: { title: spec.title, version: spec.version, specVersion: spec.specVersion, operations },
+        result: {
+          title: spec.title,
+          version: spec.version,
+          specVersion: spec.specVersion,
+          operations,
+          warnings,
+        },
       };
     },
   });

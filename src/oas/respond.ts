@@ -2,8 +2,8 @@
  * The answer of an operation (SPEC §7): its lowest 2xx response, or the one `Prefer: code=404` names;
  * the media type the request's `Accept` asks for among the response's, else JSON, else the first;
  * the body is the named example (`Prefer: example=cat`), else the example of the media type or of its
- * schema, else data generated from the schema. `intelligenceMock` (or `Prefer: dynamic=true`) always
- * generates. A preference that names nothing in the document is noted as a problem with the request.
+ * schema, else data generated from the schema. `intelligenceMock` (or `Prefer: dynamic=true`)
+ * generates wherever there is a schema; a response with examples and no schema answers its example. A preference that names nothing in the document is noted as a problem with the request.
  */
 import type { Faker } from '@faker-js/faker';
 import { isSafeHeaderValue } from '../template/index.js';
@@ -117,7 +117,7 @@ export function respond(
     const name = h.name.toLowerCase();
     if (['content-type', 'content-length', 'transfer-encoding', 'connection'].includes(name)) continue;
     const v =
-      h.example && !dynamic
+      h.example && (!dynamic || h.schema === undefined)
         ? typeof h.example.value === 'string'
           ? h.example.value
           : JSON.stringify(h.example.value)
@@ -136,7 +136,8 @@ export function respond(
       chosen = true;
     } else problems.push(`Prefer: example=${exampleName} names no example of this response (${media.type})`);
   }
-  if (!chosen && !dynamic) {
+  // Dynamic mode generates from the schema; a response with examples and no schema answers its example.
+  if (!chosen && (!dynamic || media.schema === undefined)) {
     const schema = deref(spec.root, media.schema);
     if (media.example) value = media.example.value;
     else if (media.examples.size > 0) value = media.examples.values().next().value;

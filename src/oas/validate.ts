@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { OAS_SCHEMA_BUDGET_DEFAULT } from '../config.js';
 import { AppError } from '../errors.js';
 import type { DocumentSummary } from './document.js';
+import type { SpecWarning } from './lint.js';
 import type { CheckReply, CheckRequest } from './validate-worker.js';
 
 /** Validations running at the same time. */
@@ -19,8 +20,11 @@ export const OAS_VALIDATION_TIMEOUT_MS = 30_000;
 /** Heap of one validation worker, in MB: a document that needs more is refused. */
 export const OAS_VALIDATION_HEAP_MB = 512;
 
-/** A document that passed: its JSON text and what the API shows of it. */
-export type ValidSpec = DocumentSummary & { document: string };
+/**
+ * A document that passed: its JSON text, what the API shows of it, and the problems found that do not
+ * prevent mocking it.
+ */
+export type ValidSpec = DocumentSummary & { document: string; warnings: SpecWarning[] };
 
 /** Under tsx (the tests) the worker is TypeScript and needs tsx's loader too. */
 function startWorker(): Worker {
@@ -102,7 +106,7 @@ async function slot(): Promise<() => void> {
 /**
  * Reads and validates `text` (JSON or YAML; Swagger 2.0, OpenAPI 3.0 or 3.1), and expands its
  * responses' schemas within `schemaBudget` units (OAS_SCHEMA_BUDGET). Resolves with the document and
- * its summary; throws AppError `validation_error` with the parser's findings, or the schema where the
+ * its summary and warnings; throws AppError `validation_error` with the parser's findings, or the schema where the
  * budget ran out, as details.
  */
 export async function validateSpec(
