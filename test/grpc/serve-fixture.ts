@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createFileRegistry, fromBinary, type DescService } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
-import { compileUpload } from '../../src/grpc/index.js';
+import { compileUpload } from '../../src/grpc/runtime.js';
 import type { Config } from '../../src/config.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, createEndpoint } from '../helpers/api-helpers.js';
