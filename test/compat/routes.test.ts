@@ -10,7 +10,7 @@ import { ROUTES, SCHEMAS } from './schemas.js';
 
 /**
  * Mockingbird's own operations, not part of the hosted API: the document itself, the tunnel's
- * WebSocket, the dashboard's template preview and its session, the instance's health.
+ * WebSocket, the dashboard's template preview and its session, the instance's health, the HAR import.
  */
 const OWN = new Set([
   'GET /api/v2/openapi.json',
@@ -20,6 +20,7 @@ const OWN = new Set([
   'POST /api/v2/session',
   'DELETE /api/v2/session',
   'GET /api/v2/health',
+  'POST /api/v2/endpoints/:ep/import/har',
 ]);
 
 let app: TestApp;
