@@ -25,6 +25,8 @@ export interface Config {
   instanceUrl: string | undefined;
   apiKey: string | undefined;
   trustProxy: boolean;
+  /** gRPC over h2c on the cleartext port (GRPC_CLEARTEXT). */
+  grpcH2c: boolean;
   echoRateLimit: number;
   totpRateLimit: number;
   secretKey: string | undefined;
@@ -374,6 +376,14 @@ export const SETTINGS: Setting<keyof Config>[] = [
     env: 'TRUST_PROXY',
     flag: 'trust-proxy',
     help: 'take client IP and scheme from X-Forwarded-*',
+    default: false,
+    parse: bool,
+  },
+  {
+    key: 'grpcH2c',
+    env: 'GRPC_CLEARTEXT',
+    flag: 'grpc-cleartext',
+    help: 'serve gRPC over h2c (cleartext HTTP/2) on the port beside HTTP/1.1',
     default: false,
     parse: bool,
   },
