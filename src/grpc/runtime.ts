@@ -1,10 +1,9 @@
 /**
  * The heavy half of the gRPC capability, loaded on first use through `grpcRuntime()` (index.ts): the
  * .proto compiler, the descriptors an endpoint serves from, status details and reflection, with
- * @bufbuild/protobuf, protobufjs and the fake data of generated answers. Everything of index.ts is
- * re-exported, so that tests take one module.
+ * @bufbuild/protobuf, protobufjs and the fake data of generated answers. It imports nothing of index.ts:
+ * index.ts names it (the loader's type), never the other way round.
  */
-export * from './index.js';
 // ---- descriptors: uploads compiled, messages between binary and JSON, status details, reflection ----
 export {
   compileUpload,

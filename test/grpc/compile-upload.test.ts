@@ -9,12 +9,11 @@ import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { AppError } from '../../src/errors.js';
 import {
   compileInWorker,
-  compileUpload,
   GRPC_COMPILES_AT_ONCE,
   GRPC_COMPILES_WAITING,
   GRPC_SPEC_LIMIT,
-  loadDescriptors,
-} from '../../src/grpc/runtime.js';
+} from '../../src/grpc/index.js';
+import { compileUpload, loadDescriptors } from '../../src/grpc/runtime.js';
 
 const PROTO = `syntax = "proto3";
 package a;

@@ -13,7 +13,7 @@ import { startApp, adminAuth, type TestApp } from '../helpers/app.js';
 import { assertError, call, createEndpoint, type Res } from '../helpers/api-helpers.js';
 import { PETSTORE_30_YAML } from '../oas/fixtures.js';
 import { hit, postSpecMultipart, uploadSpec, waitForJob } from '../oas/oas-helpers.js';
-import { GRPC_SPEC_LIMIT, grpcSpecOf } from '../../src/grpc/runtime.js';
+import { GRPC_SPEC_LIMIT, grpcSpecOf } from '../../src/grpc/index.js';
 
 const USER_PROTO = `// Users, for the upload tests.
 /* A block comment first. */
