@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Answer, AnswerHeaders, CapturedRequest } from '../http/index.js';
-import type { Behavior, CalloutRecord } from '../store/index.js';
+import type { Behavior, CalloutRecord, ContractViolation } from '../store/index.js';
 import type { ResolvedEndpoint } from './cache.js';
 
 /** What answered a request, as the history records it. */
@@ -22,6 +22,10 @@ export interface Outcome {
   recordedBody?: string | Buffer;
   /** A rule callout's request and response as the history keeps them (already redacted and cut). */
   callout?: CalloutRecord;
+  /** The request checked against the endpoint's OpenAPI document (SPEC §7), when one describes it. */
+  validation?: ContractViolation[];
+  /** The answer checked against the operation's response for its status. */
+  responseValidation?: ContractViolation[];
 }
 
 /**

@@ -101,6 +101,22 @@ export interface HistoryEntry {
    * and response bodies: each direction's kept messages as one JSON array, `…BodyTruncated` when cut.
    */
   grpc?: GrpcRecord;
+  /**
+   * How the request broke the endpoint's OpenAPI document (SPEC §7, contract checking): set only when
+   * a document describes the request and validation is not `off`; an empty list means it kept it.
+   */
+  validation?: ContractViolation[];
+  /** How the answer broke the operation's response for its status (same rules as `validation`). */
+  responseValidation?: ContractViolation[];
+}
+
+/** One way a request or an answer breaks the endpoint's OpenAPI document (SPEC §7). */
+export interface ContractViolation {
+  /** Where: `path`, `query`, `header`, `cookie`, `security`, `content-type`, `body`, `status`. */
+  in: string;
+  /** Which part: a parameter's name, or a JSON pointer into the body (`/items/0/name`). */
+  path: string;
+  message: string;
 }
 
 /** A gRPC call as its history entry summarises it. */
