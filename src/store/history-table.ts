@@ -135,6 +135,18 @@ export async function deleteEntries(
  */
 const PURGE_RECHECK_MS = 60_000;
 
+/**
+ * The row with every U+0000 in its text shown as U+FFFD, for PostgreSQL: its `text` cannot hold the
+ * character, and the whole batch (and every batch queued behind it) would fail on each retry.
+ * SQLite keeps the character.
+ */
+function withoutNul<R extends object>(row: R): R {
+  const out = { ...row } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(out))
+    if (typeof v === 'string' && v.includes('\u0000')) out[k] = v.replaceAll('\u0000', '\ufffd');
+  return out as R;
+}
+
 export class HistoryTable {
   /** Deletes that hid entries on this connection, counted. */
   private hides = 0;
@@ -161,7 +173,7 @@ export class HistoryTable {
         const chunk = entries.slice(i, i + 200);
         const rows = await tx
           .insertInto('requests')
-          .values(chunk.map((e) => toRow(e)))
+          .values(chunk.map((e) => (this.dialect === 'postgres' ? withoutNul(toRow(e)) : toRow(e))))
           .onConflict((oc) => oc.column('id').doNothing())
           .returning('id')
           .execute();
@@ -172,7 +184,7 @@ export class HistoryTable {
       for (let i = 0; i < files.length; i += 100) {
         await tx
           .insertInto('request_files')
-          .values(files.slice(i, i + 100))
+          .values(files.slice(i, i + 100).map((f) => (this.dialect === 'postgres' ? withoutNul(f) : f)))
           .execute();
       }
     });

@@ -123,6 +123,26 @@ for (const b of STORE_BACKENDS) {
       assert.equal(await store.setHistoryCallout('other', e.entry.id, done), false, 'by endpoint');
     });
 
+    it('history: an entry whose bodies and file name hold U+0000 is written, beside the others of its batch', async () => {
+      const binary = Buffer.from([0x7b, 0x00, 0x01, 0x7d]).toString('utf8');
+      const nul = entry('nul', { requestBody: binary, responseBody: `a\u0000b`, path: '/nul' }, [
+        { ...doc, fileName: 'a\u0000.txt' },
+      ]);
+      const next = entry('nul', { path: '/after-nul' });
+      await store.insertHistory([nul, next]);
+      const got = await store.getHistory('nul', nul.entry.id);
+      // PostgreSQL's text cannot hold the character: it reads back as U+FFFD there, as written in SQLite.
+      const shown = b.name === 'postgres' ? '\ufffd' : '\u0000';
+      assert.equal(got?.requestBody, `{${shown}\u0001}`);
+      assert.equal(got?.responseBody, `a${shown}b`);
+      // The entry's list of files is JSON (the character escaped); the file itself is there.
+      assert.equal(got?.files[0]?.fileName, 'a\u0000.txt');
+      assert.deepEqual((await store.getHistoryFile('nul', nul.entry.id, 'doc'))?.data, doc.data);
+      assert.equal((await store.getHistory('nul', next.entry.id))?.path, '/after-nul');
+      // Out of the way of the tests that count entries per endpoint.
+      assert.equal(await store.deleteHistory('nul', {}), 2);
+    });
+
     it('specs: one per endpoint, replaced by the next, listed without the document, deleted', async () => {
       const spec = {
         endpoint: 'other',
