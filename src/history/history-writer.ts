@@ -11,7 +11,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { EndpointHistoryCap, type HistoryCaps } from './history-cap.js';
-import { entryWeight, type NewHistoryEntry, type Store } from '../store/index.js';
+import { entryWeight, isValueRefused, type NewHistoryEntry, type Store } from '../store/index.js';
 
 export interface HistoryWriterOptions {
   /** Longest wait before a lone entry is written. */
@@ -167,30 +167,70 @@ export class HistoryWriter {
     while (this.size > 0) {
       const batch = this.take();
       this.inFlight = batch;
-      const entries = batch.map((q) => q.entry);
+      let written = batch;
       try {
-        await this.store.insertHistory(entries);
+        await this.store.insertHistory(batch.map((q) => q.entry));
       } catch (err) {
-        this.log?.error({ err }, 'history write failed; will retry');
+        // The batch may have been stored before the error: the caps count again.
         this.cap?.forget();
-        this.failedAt = this.now();
-        this.inFlight = [];
-        this.items = [...batch, ...this.items.slice(this.head)];
-        this.head = 0;
-        this.queuedBytes += batch.reduce((n, q) => n + q.weight, 0);
-        this.dropOverflow();
-        this.settleWaiters(true);
-        this.timer ??= setTimeout(() => this.pump(false), 1000);
-        return;
+        // A value the database refuses would fail every retry and hold every entry queued behind it:
+        // the entries are then tried alone, and one refused alone is dropped and logged. Any other
+        // error (a store away, busy or full) has the whole batch tried again later.
+        const alone = isValueRefused(err) ? await this.oneByOne(batch, err) : { written: [], left: batch };
+        written = alone.written;
+        if (alone.left.length > 0) {
+          this.log?.error({ err }, 'history write failed; will retry');
+          this.counts.written += written.length;
+          if (written.length > 0) for (const l of this.listeners) l(written.map((q) => q.entry));
+          this.retryLater(alone.left);
+          return;
+        }
       }
-      this.counts.written += batch.length;
-      for (const l of this.listeners) l(entries);
-      if (this.cap) this.counts.trimmed += await this.cap.afterWrite(batch);
+      const entries = written.map((q) => q.entry);
+      this.counts.written += written.length;
+      if (entries.length > 0) for (const l of this.listeners) l(entries);
+      if (this.cap) this.counts.trimmed += await this.cap.afterWrite(written);
       // A reader that flushed sees the endpoint within its caps.
       this.inFlight = [];
       this.settleWaiters(false);
       if (!this.fullBatchWanted()) break;
     }
+  }
+
+  /**
+   * Writes the entries of a refused batch one at a time: what went, and what is left to retry (from
+   * the first entry that failed otherwise than by a refused value). Those refused are dropped.
+   */
+  private async oneByOne(batch: Queued[], batchErr: unknown): Promise<{ written: Queued[]; left: Queued[] }> {
+    const written: Queued[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      const q = batch[i]!;
+      try {
+        await this.store.insertHistory([q.entry]);
+        written.push(q);
+      } catch (err) {
+        if (!isValueRefused(err)) return { written, left: batch.slice(i) };
+        this.counts.dropped++;
+        this.log?.error(
+          { err, batchErr, id: q.entry.entry.id, endpoint: q.entry.entry.endpoint },
+          'history: the store refused this entry; it is dropped',
+        );
+      }
+    }
+    return { written, left: [] };
+  }
+
+  /** Puts `left` back at the head of the queue and tries again in a second. */
+  private retryLater(left: Queued[]): void {
+    this.cap?.forget();
+    this.failedAt = this.now();
+    this.inFlight = [];
+    this.items = [...left, ...this.items.slice(this.head)];
+    this.head = 0;
+    this.queuedBytes += left.reduce((n, q) => n + q.weight, 0);
+    this.dropOverflow();
+    this.settleWaiters(true);
+    this.timer ??= setTimeout(() => this.pump(false), 1000);
   }
 
   /**

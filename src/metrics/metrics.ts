@@ -14,7 +14,7 @@ export interface Metrics {
   readonly configReloads: Counter;
   /** History entries waiting to be written. */
   readonly historyQueueDepth: Gauge;
-  /** History entries dropped (queue full, store unavailable). */
+  /** History entries dropped (queue full, store unavailable, a value the store refused). */
   readonly historyDropped: Gauge;
   /** 1 when the dependency answers, 0 when it does not (`postgres`, `redis`). */
   readonly dependencyUp: Gauge<'dependency'>;
@@ -62,7 +62,7 @@ export function createMetrics(opts: { processMetrics?: boolean } = {}): Metrics 
     }),
     historyDropped: new Gauge({
       name: 'mockingbird_history_dropped_total',
-      help: 'History entries dropped since start (queue full or store unavailable)',
+      help: 'History entries dropped since start (queue full, store unavailable, or a value the store refused)',
       registers: [registry],
     }),
     dependencyUp: new Gauge({

@@ -41,3 +41,14 @@ export function isStoreFull(err: unknown): boolean {
   const code = codeOf(err);
   return code !== undefined && FULL_CODES.test(code);
 }
+
+/**
+ * True when the store refused a value of the write itself, which a retry would meet again:
+ * PostgreSQL's data exceptions (class 22: U+0000 in text, an untranslatable character, a value out
+ * of range) and SQLite's value errors (too big, a type mismatch).
+ */
+export function isValueRefused(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = codeOf(err);
+  return code !== undefined && (/^22[0-9A-Z]{3}$/.test(code) || /^SQLITE_(TOOBIG|MISMATCH)/.test(code));
+}

@@ -320,3 +320,63 @@ test('close() retries a failing store, then reports (and logs) how many entries 
     JSON.stringify(lines.map((l) => l[1])),
   );
 });
+
+/** An error as a driver raises it, with its code. */
+const coded = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+test('an entry whose value the store refuses is dropped and logged; the rest of its batch and the queue behind it are written', async () => {
+  const lines: unknown[][] = [];
+  const log = { error: (...a: unknown[]) => lines.push(a) } as never;
+  const stored: string[] = [];
+  const store = {
+    insertHistory: (entries: NewHistoryEntry[]) => {
+      // PostgreSQL refuses the whole statement when one row holds U+0000 (22021).
+      if (entries.some((e) => e.entry.path === '/bad'))
+        return Promise.reject(coded('22021', 'invalid byte sequence for encoding "UTF8": 0x00'));
+      stored.push(...entries.map((e) => e.entry.path));
+      return Promise.resolve();
+    },
+  } as unknown as Store;
+  const w = new HistoryWriter(store, log, { batchSize: 3 });
+  for (const path of ['/a', '/bad', '/b', '/c', '/d']) w.record(entry('shop', { path }));
+  await w.flush();
+  await w.flush();
+  assert.deepEqual(stored, ['/a', '/b', '/c', '/d']);
+  assert.equal(w.stats().written, 4);
+  assert.equal(w.stats().dropped, 1);
+  assert.equal(w.stats().queued, 0);
+  assert.ok(
+    lines.some(
+      ([obj, msg]) => (obj as { endpoint?: string }).endpoint === 'shop' && /refused/.test(String(msg)),
+    ),
+    JSON.stringify(lines.map((l) => l[1])),
+  );
+  assert.equal(await w.close(), 0);
+});
+
+test('a store that goes away while a refused batch is written entry by entry keeps the rest queued, not dropped', async () => {
+  const stored: string[] = [];
+  let away = false;
+  const store = {
+    insertHistory: (entries: NewHistoryEntry[]) => {
+      if (away) return Promise.reject(coded('57P01', 'terminating connection due to administrator command'));
+      if (entries.some((e) => e.entry.path === '/bad')) {
+        // The first write alone goes; then the server shuts down.
+        if (entries.length === 1) away = true;
+        return Promise.reject(coded('22021', 'invalid byte sequence for encoding "UTF8": 0x00'));
+      }
+      stored.push(...entries.map((e) => e.entry.path));
+      return Promise.resolve();
+    },
+  } as unknown as Store;
+  const w = new HistoryWriter(store, undefined, { batchSize: 10 });
+  for (const path of ['/a', '/bad', '/b']) w.record(entry('shop', { path }));
+  await w.flush();
+  assert.deepEqual(stored, ['/a'], 'written alone before the refused one');
+  assert.equal(w.stats().dropped, 1, 'the refused entry');
+  assert.equal(w.stats().queued, 1, '/b waits for the store to come back');
+  away = false;
+  await w.flush();
+  assert.deepEqual(stored, ['/a', '/b']);
+  assert.equal(w.stats().dropped, 1);
+});
