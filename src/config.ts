@@ -383,8 +383,8 @@ export const SETTINGS: Setting<keyof Config>[] = [
     key: 'grpcH2c',
     env: 'GRPC_CLEARTEXT',
     flag: 'grpc-cleartext',
-    help: 'serve gRPC over h2c (cleartext HTTP/2) on the port beside HTTP/1.1',
-    default: false,
+    help: 'serve gRPC over h2c (cleartext HTTP/2) on the port beside HTTP/1.1 (false turns it off)',
+    default: true,
     parse: bool,
   },
   {

@@ -384,8 +384,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   const onStream: StreamHandler = (stream, headers, socket) => calls.stream(stream, headers, socket);
   if (https) acceptH2OverTls(fastify.server as unknown as HttpsServer, onStream);
-  // h2c is opt-in: with it on, a tunnel client reconnected to a restarted instance stopped answering
-  // requests hopped from another instance (test/cluster/tunnels.test.ts), a fault not found yet.
+  // h2c on the cleartext port unless GRPC_CLEARTEXT=false: a connection opening with the HTTP/2 preface
+  // is HTTP/2, every other one is Node's HTTP/1.1 as before.
   else if (config.grpcH2c) acceptH2c(fastify.server, onStream);
   // Closing, the door answers 503, as Fastify does (return503OnClosing) for the management plane.
   fastify.addHook('preClose', (done) => {

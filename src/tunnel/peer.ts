@@ -69,6 +69,18 @@ export class Peer {
       this.send({ type: 'end', id });
       return;
     }
+    // The stream may have ended before it got here: a hop whose request line, headers and body came in
+    // one read is parsed whole at once, and readHead (hop-wire.ts) took its last bytes, so 'end' was
+    // emitted before anyone listened for it. Its body is then empty: only the end is left to send.
+    if (body.readableEnded) {
+      this.send({ type: 'end', id });
+      return;
+    }
+    // Likewise broken off before it got here: its 'error' and 'close' are gone too.
+    if (body.destroyed) {
+      failed(body.errored ?? new Error('the request body broke off'));
+      return;
+    }
     let unwritten = 0;
     let dropping = false;
     p.drain = () => {

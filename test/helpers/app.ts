@@ -24,8 +24,9 @@ export async function startApp(
   opts: BuildOptions & { listen?: boolean; keepDir?: boolean } = {},
 ): Promise<TestApp> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'mockingbird-test-'));
-  // gRPC over h2c is opt-in (GRPC_CLEARTEXT); the in-process test apps serve it, as the gRPC tests call over it.
-  const config = testConfig({ dataDir, apiKey: ADMIN_KEY, grpcH2c: true, ...overrides });
+  // gRPC over h2c is on by default (GRPC_CLEARTEXT): the test apps serve it as an instance does, and
+  // the gRPC tests call over it; a test turns it off with `grpcH2c: false`.
+  const config = testConfig({ dataDir, apiKey: ADMIN_KEY, ...overrides });
   // A small stand-in for the built dashboard, so that tests do not depend on `npm run build`.
   const app = await buildApp(config, { dashboardDir: DASHBOARD_FIXTURE, ...opts });
   let url = '';
