@@ -5,8 +5,10 @@
  * HTTP/2 connections go to an internal `http2.createServer()`; its streams go to `onStream`.
  *
  * Invariants: an HTTP/1.1 connection reaches Node's own connection listener with its first bytes put
- * back (`unshift`) and is served exactly as before; every other 'connection' listener (the per-IP cap)
- * still sees every socket. A connection that sends nothing is handed to HTTP/1.1 after
+ * back (`unshift`) and gets the same answers as before, though its first bytes now reach the parser
+ * in one piece, so a small request's body can end in the same tick as its head (readers of a body must
+ * check `readableEnded`, as http/body.ts and tunnel/peer.ts do); every other 'connection' listener (the
+ * per-IP cap, HTTP/2 connections included) still sees every socket. A connection that sends nothing is handed to HTTP/1.1 after
  * `server.headersTimeout`, whose own timeouts then close it. Streams per connection, header list
  * size and idle connections are bounded; a session error or garbage frame closes that session only.
  */
