@@ -10,9 +10,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { ConfigFileError, loadConfigFile } from '../../src/config-file/index.js';
+import { ConfigFileError, importConfig, loadConfigFile } from '../../src/config-file/index.js';
 import { HAR_MAX_ENTRIES } from '../../src/mock/index.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { tempFiles } from './helpers.js';
 
 const CHROME_HAR = readFileSync(
@@ -75,6 +75,15 @@ describe('a configuration file naming a HAR', () => {
     await loadConfigFile(app.ctx, file);
     await loadConfigFile(app.ctx, file);
     assert.equal((await app.ctx.store.listRules('shop-har')).length, 7, 'a reload duplicated rules');
+  });
+
+  it('`import` through the API applies the HAR too, and again without duplicates', async () => {
+    const file = fileWith('endpoints:\n  shop-har-remote:\n    har: c.har\n', { 'c.har': CHROME_HAR });
+    assert.deepEqual(await importConfig(file, { server: app.url, apiKey: ADMIN_KEY }), ['shop-har-remote']);
+    await importConfig(file, { server: app.url, apiKey: ADMIN_KEY });
+    assert.equal((await app.ctx.store.listRules('shop-har-remote')).length, 7);
+    const notes = await request(`${app.url}/e/shop-har-remote/api/notes`);
+    assert.equal(await notes.body.text(), 'Remember the milk.\n');
   });
 
   it('the object form names request headers that become conditions', async () => {
