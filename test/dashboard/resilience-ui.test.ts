@@ -87,7 +87,7 @@ describe('faults and HAR in the dashboard, in Chromium', { skip: browserSkip() }
     assert.equal(await res.text(), '{"error":"no such item"}');
   });
 
-  it('a HAR that is not JSON is refused in the browser with the file named, and nothing is sent', async () => {
+  it('a HAR that is not JSON is refused in the browser, and one the API refuses shows its message', async () => {
     await page.goto(app.url + '/endpoints/har-ui/rules');
     await page.getByTestId('import-har').click();
     await page.locator('input[name=har]').setInputFiles({
@@ -98,6 +98,36 @@ describe('faults and HAR in the dashboard, in Chromium', { skip: browserSkip() }
     await page.getByTestId('har-import').getByTestId('error').waitFor(WAIT);
     assert.match(await page.getByTestId('har-import').innerText(), /broken\.har is not JSON/);
     assert.equal(await page.getByTestId('har-preview').count(), 0);
+    // JSON that is no HAR: the API's 400, with the field, is shown as given.
+    await page.locator('input[name=har]').setInputFiles({
+      name: 'empty.har',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"log":{}}'),
+    });
+    await page.getByTestId('har-import').getByText('/log/entries').waitFor(WAIT);
+    assert.equal(await page.getByTestId('har-preview').count(), 0);
+  });
+
+  it('a preview of a large HAR lists the first 100 rules and counts the rest', async () => {
+    const entry = (i: number) => ({
+      request: { method: 'GET', url: `http://capture.test/p/${i}`, headers: [] },
+      response: { status: 200, headers: [], content: { text: String(i) } },
+    });
+    const har = { log: { entries: Array.from({ length: 150 }, (_, i) => entry(i)) } };
+    await page.goto(app.url + '/endpoints/faults-ui/rules');
+    await page.getByTestId('import-har').click();
+    await page.locator('input[name=har]').setInputFiles({
+      name: 'big.har',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(har)),
+    });
+    await page.getByTestId('har-preview').waitFor(WAIT);
+    const list = page.getByTestId('har-new-rules').locator('li');
+    assert.equal(await list.count(), 101);
+    assert.equal(await list.last().innerText(), '… and 50 more');
+    assert.match(await page.getByTestId('har-preview').innerText(), /150 rule\(s\) would be created/);
+    await page.getByRole('button', { name: 'Close' }).click();
+    assert.equal(await page.getByTestId('har-import').count(), 0);
   });
 
   it('the rule editor sets a fault, delay distributions and a dribble, as the API reads them back', async () => {

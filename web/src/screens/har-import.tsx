@@ -15,6 +15,11 @@ interface Imported {
   rules: Omit<Rule, 'id'>[];
 }
 
+/** Rules and skipped entries listed at most (a HAR may hold 10,000 entries); the counts say the rest. */
+const SHOWN = 100;
+
+const more = (n: number) => (n > SHOWN ? <li class="muted">… and {n - SHOWN} more</li> : null);
+
 const pathOf = (r: Omit<Rule, 'id'>): string => {
   const path = r.conditions.find((c) => c.type === 'path')?.value ?? '';
   const query = r.conditions
@@ -118,20 +123,22 @@ export function HarImport(props: { ep: string; onImported: () => void; onClose: 
           </p>
           {!done && shown.rules.length > 0 && (
             <ol class="mono small" data-testid="har-new-rules">
-              {shown.rules.map((r, i) => (
+              {shown.rules.slice(0, SHOWN).map((r, i) => (
                 <li key={i}>
                   {r.method} {pathOf(r)} → {typeof r.action['status'] === 'number' ? r.action['status'] : 200}
                 </li>
               ))}
+              {more(shown.rules.length)}
             </ol>
           )}
           {shown.skipped.length > 0 && (
             <ul class="small muted" data-testid="har-skipped">
-              {shown.skipped.map((s) => (
+              {shown.skipped.slice(0, SHOWN).map((s) => (
                 <li key={s.index}>
                   entry {s.index}: {s.reason}
                 </li>
               ))}
+              {more(shown.skipped.length)}
             </ul>
           )}
           {!done && (
