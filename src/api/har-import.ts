@@ -12,11 +12,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ApiDeps } from './deps.js';
 import { appendRules } from '../admin/index.js';
-import { harRules, Rule, ruleFromRecord, RuleInput, type RuleData } from '../mock/index.js';
+import { HAR_MAX_ENTRIES, harRules, Rule, ruleFromRecord, RuleInput, type RuleData } from '../mock/index.js';
 import { ErrorBody, EndpointParams } from './schemas/common.js';
 
-/** Most entries one HAR import reads: past it the document is a 400 (split it). */
-export const HAR_MAX_ENTRIES = 10_000;
+export { HAR_MAX_ENTRIES };
 
 const HarQuery = Type.Object(
   {

@@ -1,11 +1,12 @@
 /**
  * The mocks-as-code file format: one document whose `endpoints` map names each endpoint and gives
  * its settings (the API's SettingsPatch), rules (the API's rule inputs, plus `blobFile`), state seeds
- * (the state API's items) and OpenAPI document (a file path). Rules and state items are checked
+ * (the state API's items), OpenAPI document (a file path) and HAR capture (a file path, har.ts). Rules and state items are checked
  * further by the rule parser and the state command's checks when the file is planned (plan.ts).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_RULES, SettingsPatch } from '../mock/index.js';
+import { HarRef } from './har.js';
 
 export const StateSeed = Type.Object(
   {
@@ -28,6 +29,7 @@ export const EndpointConfig = Type.Object(
   {
     settings: Type.Optional(SettingsPatch),
     rules: Type.Optional(Type.Array(Type.Unknown({ description: 'a rule' }), { maxItems: MAX_RULES })),
+    har: Type.Optional(HarRef),
     state: Type.Optional(Type.Array(StateSeed, { maxItems: 1000 })),
     openapi: Type.Optional(OpenapiRef),
     grpc: Type.Optional(

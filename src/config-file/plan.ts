@@ -2,7 +2,8 @@
  * From a parsed file to what will be applied, checked whole before anything is: the file's shape
  * (TypeBox, the API's schemas), endpoint names, every rule (the API's rule parser), every state seed
  * (the state command's checks), and the files it names: `blobFile` of a mock action, read relative to the
- * configuration file and named by its content, and `openapi` documents (validated as an upload is).
+ * configuration file and named by its content, `openapi` documents (validated as an upload is) and
+ * `har` captures (their entries appended to the rules, har.ts).
  * Problems come back with the file's line and field.
  */
 import { createHash } from 'node:crypto';
@@ -12,13 +13,14 @@ import { readRegularFile } from '../regular-file.js';
 import { stateItemsOf } from '../admin/index.js';
 import { ECHO_ENDPOINT, endpointNameProblem } from '../endpoint/index.js';
 import type { ErrorDetail } from '../errors.js';
-import { parseRuleList, type SettingsPatch } from '../mock/index.js';
+import { parseRuleList, type RuleData, type SettingsPatch } from '../mock/index.js';
 import { validateSpec, type ValidSpec } from '../oas/index.js';
 import { compileInWorker, GRPC_SPEC_LIMIT } from '../grpc/index.js';
 import { explain } from '../schema/index.js';
 import { stateLimits } from '../state/index.js';
 import type { StateItem } from '../store/index.js';
 import { sourceLimits } from '../template/index.js';
+import { planHar } from './har.js';
 import { ConfigFile } from './model.js';
 import { located, type Problem, type Source } from './source.js';
 
@@ -32,7 +34,7 @@ export interface BlobFile {
 export interface PlannedEndpoint {
   name: string;
   settings: SettingsPatch;
-  /** Rule inputs, `blobFile` replaced by the `blobPath` of its blob. */
+  /** Rule inputs, `blobFile` replaced by the `blobPath` of its blob; then the rules of `har`. */
   rules: unknown[];
   blobs: BlobFile[];
   state: Omit<StateItem, 'lastModified'>[];
@@ -146,11 +148,20 @@ export async function planConfig(src: Source, config: Config): Promise<PlannedEn
     }
     const blobs = new Map<string, BlobFile>();
     const rules = withBlobs(src, ep.rules ?? [], at, config, blobs, problems);
+    let checked: RuleData[] = [];
     try {
       let n = 0;
-      await parseRuleList(rules, () => `checked-${n++}`, sourceLimits(config));
+      checked = await parseRuleList(rules, () => `checked-${n++}`, sourceLimits(config));
     } catch (err) {
       problems.push(...under(errorDetails(err), '/rules', `${at}/rules`, why(err)));
+    }
+    if (ep.har !== undefined) {
+      const path = typeof ep.har === 'string' ? `${at}/har` : `${at}/har/file`;
+      try {
+        rules.push(...planHar(src.file, ep.har, config.harImportLimit, checked).rules);
+      } catch (err) {
+        problems.push({ path, message: `The HAR file cannot be imported: ${why(err)}` });
+      }
     }
     let state: PlannedEndpoint['state'] = [];
     try {

@@ -17,6 +17,8 @@ import { AppError } from '../errors.js';
 import { hopByHopNames } from '../http/index.js';
 import { parseRule, RULE_METHODS, type RuleData } from './rule-model.js';
 
+/** Most entries one HAR import reads (the API's and a configuration file's): past it, split the document. */
+export const HAR_MAX_ENTRIES = 10_000;
 /** Conditions one rule holds (rule-schema.ts). */
 const MAX_CONDITIONS = 5;
 /** Headers one rule's answer holds (rule-schema.ts). */

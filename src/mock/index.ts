@@ -26,7 +26,14 @@ export { compileRules, type CompiledRules, type RuleMatch } from './matcher.js';
 export { collectionLocator, compileCrud, CRUD_LIST_MAX, type CrudTarget } from './crud.js';
 export { compileAction, pickWeighted, type CompiledAction, type TemplateCompiler } from './actions.js';
 export { REGEX_INPUT_MAX, userRegexProblem } from '../regex/index.js';
-export { harRules, ruleKey, type HarImportOptions, type HarImportPlan, type HarSkip } from './har-import.js';
+export {
+  HAR_MAX_ENTRIES,
+  harRules,
+  ruleKey,
+  type HarImportOptions,
+  type HarImportPlan,
+  type HarSkip,
+} from './har-import.js';
 export { recordedRule, type RecordedExchange, type RuleRecorder } from './recording.js';
 export { CrudListBudget, type CrudListBudgetOptions } from './crud-list-budget.js';
 export { sampleDelay, seededRandom, type Random } from './latency.js';

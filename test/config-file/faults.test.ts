@@ -52,6 +52,17 @@ export const misspelledDistribution: SettingsPatch = {
   chaos: { percent: 5, delay: { distribution: 'normal', median: 5 } },
 };
 
+export const misspelledDribble: RuleInput = {
+  conditions: [{ type: 'path', operator: 'equals', value: '/x' }],
+  // @ts-expect-error `chunked` takes chunks and totalDuration ('duration' is not one)
+  action: { type: 'mock', chunked: { chunks: 2, duration: 10 } },
+};
+
+export const misspelledTunnelFault: SettingsPatch = {
+  // @ts-expect-error 'hang' is no fault ('timeout' is)
+  faults: { tunnel: 'hang' },
+};
+
 let app: TestApp;
 before(async () => {
   app = await startApp({}, { listen: true });

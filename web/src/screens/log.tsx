@@ -294,18 +294,21 @@ export function RequestLog(props: { ep: string }) {
             >
               Clear
             </button>
-            {/* A plain download: the session cookie authorises a same-origin GET; the filters apply. */}
-            <a
-              class="button plain"
-              data-testid="export-har"
-              download={`${ep}-requests.har`}
-              href={`/api/v2/endpoints/${enc(ep)}/requests?${new URLSearchParams([
-                ...filterQuery(filters),
-                ['format', 'har'],
-              ]).toString()}`}
-            >
-              Export HAR
-            </a>
+            {/* Plain downloads: the session cookie authorises a same-origin GET; the filters apply. */}
+            {(['har', 'ndjson'] as const).map((format) => (
+              <a
+                key={format}
+                class="button plain"
+                data-testid={`export-${format}`}
+                download={`${ep}-requests.${format}`}
+                href={`/api/v2/endpoints/${enc(ep)}/requests?${new URLSearchParams([
+                  ...filterQuery(filters),
+                  ['format', format],
+                ]).toString()}`}
+              >
+                Export {format === 'har' ? 'HAR' : 'NDJSON'}
+              </a>
+            ))}
             <ConfirmButton
               label={hasFilters(filters) ? 'Delete matching' : 'Delete all'}
               confirm={

@@ -1,5 +1,6 @@
 /**
- * Creates or edits one rule: a form for the method, the conditions and a mock action, and a JSON tab
+ * Creates or edits one rule: a form for the method, the conditions and a mock action (its headers,
+ * latency and faults in their own components), and a JSON tab
  * for everything (other action types included). The API validates; its messages are shown as given.
  * Save and Cancel sit in a bar that sticks to the bottom of the window while the form runs past it, so
  * that they are in view however long the rule is.
@@ -8,6 +9,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Condition, HeaderItem, Rule } from '../types';
 import { ErrorBox } from '../ui';
+import { ResponseTiming } from './fault-fields';
+import { ResponseHeaders } from './response-headers';
 import { TemplatePreview } from './template-preview';
 
 const METHODS = ['*', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE'];
@@ -137,8 +140,6 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
   const action = draft.action;
   const setAction = (a: Record<string, unknown>) => setDraft({ ...draft, action: { ...action, ...a } });
   const headers = (action['headers'] as HeaderItem[] | undefined) ?? [];
-  const setHeader = (i: number, h: Partial<HeaderItem>) =>
-    setAction({ headers: headers.map((old, j) => (j === i ? { ...old, ...h } : old)) });
 
   return (
     <section class="card" data-testid="rule-editor" ref={top}>
@@ -304,15 +305,6 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
                       onInput={(e) => setAction({ status: Number(e.currentTarget.value) })}
                     />
                   </label>
-                  <label>
-                    Delay (ms)
-                    <input
-                      name="delay"
-                      type="number"
-                      value={num(action['delay'], 0)}
-                      onInput={(e) => setAction({ delay: Number(e.currentTarget.value) })}
-                    />
-                  </label>
                   <label class="inline">
                     <input
                       type="checkbox"
@@ -323,49 +315,8 @@ export function RuleEditor(props: { ep: string; rule: Rule | null; onDone: () =>
                     templated body
                   </label>
                 </div>
-                <div class="stack">
-                  {headers.map((h, i) => (
-                    <div class="row" key={i}>
-                      <input
-                        aria-label="header name"
-                        placeholder="Header"
-                        value={h.key}
-                        onInput={(e) => setHeader(i, { key: e.currentTarget.value })}
-                      />
-                      <input
-                        class="grow"
-                        aria-label="header value"
-                        placeholder="value"
-                        value={h.value}
-                        onInput={(e) => setHeader(i, { value: e.currentTarget.value })}
-                      />
-                      <label class="inline">
-                        <input
-                          type="checkbox"
-                          checked={h.templated === true}
-                          onChange={(e) => setHeader(i, { templated: e.currentTarget.checked })}
-                        />{' '}
-                        templated
-                      </label>
-                      <button
-                        type="button"
-                        class="plain"
-                        onClick={() => setAction({ headers: headers.filter((_, j) => j !== i) })}
-                      >
-                        ✕
-                      </button>
-                    </div>
-                  ))}
-                  <div>
-                    <button
-                      type="button"
-                      class="plain"
-                      onClick={() => setAction({ headers: [...headers, { key: '', value: '' }] })}
-                    >
-                      + header
-                    </button>
-                  </div>
-                </div>
+                <ResponseHeaders headers={headers} onChange={(h) => setAction({ headers: h })} />
+                <ResponseTiming action={action} setAction={setAction} />
                 <label>
                   Body
                   <textarea

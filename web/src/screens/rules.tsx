@@ -1,12 +1,14 @@
 /**
  * The endpoint's rules in execution order: enable/disable, reorder (drag, the arrow buttons, or
- * Alt+↑/↓ on a focused row), delete, delete all, and the editor. Changes made elsewhere (another
- * browser, the API) arrive by the event stream: a deleted rule leaves the list at once.
+ * Alt+↑/↓ on a focused row), delete, delete all, the editor, and Import HAR (har-import.tsx). Changes
+ * made elsewhere (another browser, the API) arrive by the event stream: a deleted rule leaves the list
+ * at once.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, enc, openEvents } from '../api';
 import type { Rule } from '../types';
 import { ConfirmButton, ErrorBox } from '../ui';
+import { HarImport } from './har-import';
 import { RuleEditor } from './rule-editor';
 
 function summary(r: Rule): string {
@@ -27,6 +29,7 @@ export function Rules(props: { ep: string }) {
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
   const [dragged, setDragged] = useState<string | null>(null);
+  const [importing, setImporting] = useState(false);
 
   const load = async () => {
     try {
@@ -106,6 +109,9 @@ export function Rules(props: { ep: string }) {
           <button type="button" onClick={() => setEditing('new')} data-testid="new-rule">
             New rule
           </button>
+          <button type="button" class="plain" onClick={() => setImporting(true)} data-testid="import-har">
+            Import HAR
+          </button>
           {rules && rules.length > 0 && (
             <ConfirmButton
               label="Delete all"
@@ -120,6 +126,7 @@ export function Rules(props: { ep: string }) {
         First match wins. Drag a rule, use the arrows, or press Alt+↑/↓ on a focused rule to move it.
       </p>
       <ErrorBox error={error} />
+      {importing && <HarImport ep={ep} onImported={() => void load()} onClose={() => setImporting(false)} />}
       {rules === null ? (
         <p class="muted">Loading…</p>
       ) : rules.length === 0 ? (

@@ -1,13 +1,14 @@
 /**
  * The endpoint's settings, one card per group, each saved on its own (a PATCH of that group): proxy,
  * local tunnel (with the command to run), OpenAPI document, default response, CORS, rate limit,
- * security header and plan. The API's messages are shown next to the group they concern.
+ * security header, plan, and chaos and faults (chaos-card.tsx). The API's messages are shown next to the group they concern.
  */
-import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, enc } from '../api';
 import { shellQuote } from '../curl';
 import { CopyButton, ErrorBox } from '../ui';
+import { ChaosCards, type ChaosT, type FaultsT } from './chaos-card';
+import { Group } from './settings-group';
 import { SpecCard } from './spec-card';
 
 type Json = Record<string, unknown>;
@@ -23,6 +24,8 @@ interface SettingsT {
     body?: string;
   };
   plan?: string;
+  chaos: ChaosT;
+  faults: FaultsT;
 }
 
 /** The API's answer: a default response not set yet is null (or left out). */
@@ -31,40 +34,6 @@ const normalize = (a: Answer): SettingsT => ({
   ...a,
   defaultResponse: a.defaultResponse ?? { status: 200, headers: {}, body: '' },
 });
-
-function Group(props: {
-  title: string;
-  testid: string;
-  save: () => Promise<void>;
-  children: ComponentChildren;
-}) {
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const submit = async (ev: Event) => {
-    ev.preventDefault();
-    setError(null);
-    setSaved(false);
-    try {
-      await props.save();
-      setSaved(true);
-    } catch (e) {
-      setError(e);
-    }
-  };
-  return (
-    <section class="card" data-testid={props.testid}>
-      <h2>{props.title}</h2>
-      <form class="stack" onSubmit={submit}>
-        {props.children}
-        <ErrorBox error={error} />
-        <div class="row">
-          <button type="submit">Save</button>
-          {saved && <span class="muted small">Saved.</span>}
-        </div>
-      </form>
-    </section>
-  );
-}
 
 export function Settings(props: { ep: string }) {
   const { ep } = props;
@@ -270,6 +239,7 @@ export function Settings(props: { ep: string }) {
           </label>
         </div>
       </Group>
+      <ChaosCards chaos={s.chaos} faults={s.faults} patch={patch} />
       <Group title="Plan" testid="settings-plan" save={() => patch({ plan: s.plan })}>
         <p class="muted small">Limits of this endpoint (an admin key may change it).</p>
         <input name="plan" value={s.plan ?? ''} onInput={(e) => set('plan', e.currentTarget.value)} />
