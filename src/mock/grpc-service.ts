@@ -24,6 +24,7 @@ import {
   grpcSpecOf,
   GrpcStatus,
   REFLECTION_PATHS,
+  type CallClosed,
   type EndpointDescriptors,
   type GrpcCall,
   type GrpcPlan,
@@ -42,6 +43,26 @@ export const GRPC_CLIENT_MESSAGES_MAX = 1000;
 export const GENERATED_STREAM_COUNT = 3;
 /** Messages of each direction kept in the history entry. */
 export const GRPC_RECORDED_MESSAGES_MAX = 100;
+
+/**
+ * How long, after the call's end, its history entry waits for the transport to close the call, to
+ * learn whether the client cut it before our status went out (a client that holds its half of the
+ * stream open, or its flow-control window shut, is recorded as it stands after this).
+ */
+export const GRPC_CLOSE_WAIT_MS = 1000;
+
+/** The call's close, or undefined when it has not come within `ms`. */
+async function closedWithin(call: GrpcCall, ms: number): Promise<CallClosed | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([call.closed, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** How the call came: its connection (address, client certificate) and HTTP version. */
 export interface CallTransport {
@@ -272,6 +293,9 @@ export function grpcService(ctx: GrpcServiceDeps) {
         fail(call, rec, GrpcStatus.INTERNAL, 'The mock failed to answer; the server log has the details.');
       }
     } finally {
+      // A client that cut the call after our end was decided (its cancel's END_STREAM read before its
+      // RST_STREAM) was left with CANCELLED: the history says so, not the status it never took.
+      if (request && (await closedWithin(call, GRPC_CLOSE_WAIT_MS))?.cancelled) noteAbort(call, rec);
       if (request) {
         const [service = '', name = ''] = call.path.slice(1).split('/');
         ctx.history.record(
