@@ -25,6 +25,7 @@ import {
   GrpcStatus,
   REFLECTION_PATHS,
   type CallClosed,
+  type EncodedAnswer,
   type EndpointDescriptors,
   type GrpcCall,
   type GrpcPlan,
@@ -170,13 +171,15 @@ export function grpcService(ctx: GrpcServiceDeps) {
     rec: CallRecord,
   ): Promise<void> => {
     const path = call.path;
-    const sent = (m: Uint8Array): void => rec.responses.add(d.messageToJson(method.outputType, m));
+    // The history keeps the JSON each answer was encoded from (its canonical form), never a decode
+    // of the bytes sent.
+    const sent = (m: EncodedAnswer): void => rec.responses.add(m.json);
     const generated = (): GrpcPlan => ({
       status: GrpcStatus.OK,
       delayMs: 0,
       intervalMs: 0,
       count: method.callType === 'server_streaming' ? GENERATED_STREAM_COUNT : 1,
-      message: () => d.encodeResponse(path, d.generateResponse(path)),
+      message: () => d.encodeAnswer(path, d.generateResponse(path)),
     });
     const planFor = async (request: CapturedRequest): Promise<GrpcPlan> => {
       const m = await match({ endpoint: x.endpoint, request }, d, method.callType);
