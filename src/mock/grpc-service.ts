@@ -13,7 +13,8 @@
 import type { Socket } from 'node:net';
 import type { MockDeps } from './deps.js';
 import { RecordMemo, runSteps, type Exchange, type Outcome } from '../endpoint/index.js';
-import { captureParts, parseBody, type CapturedRequest } from '../http/index.js';
+import type { JsonValue } from '@bufbuild/protobuf';
+import { captureParts, jsonBody, type CapturedRequest } from '../http/index.js';
 import {
   answerOnce,
   answerStream,
@@ -107,10 +108,15 @@ function refusalText(o: Outcome): string {
   return text.split('\n')[0]!.slice(0, 500);
 }
 
-/** The captured request with `json` as its body. */
-function withMessage(c: CapturedRequest, json: string): CapturedRequest {
-  const rawBody = Buffer.from(json, 'utf8');
-  return { ...c, rawBody, body: parseBody('POST', 'application/json', rawBody) as CapturedRequest['body'] };
+/** A request message as JSON: its text and the value it was made from (never parsed back). */
+interface MessageJson {
+  text: string;
+  value: JsonValue;
+}
+
+/** The captured request with the message `m` as its JSON body. */
+function withMessage(c: CapturedRequest, m: MessageJson): CapturedRequest {
+  return { ...c, rawBody: Buffer.from(m.text, 'utf8'), body: jsonBody(m.text, m.value) };
 }
 
 /** What the history keeps of a call while it runs. */
@@ -186,10 +192,12 @@ export function grpcService(ctx: GrpcServiceDeps) {
       if (m) rec.ruleId = m.ruleId;
       return m?.plan ?? generated();
     };
-    const decoded = (bytes: Uint8Array): string => {
-      const json = d.decodeRequest(path, bytes);
-      rec.requests.add(json);
-      return JSON.stringify(json);
+    // Decoded once: the same text is the history's and the rules' body.
+    const decoded = (bytes: Uint8Array): MessageJson => {
+      const value = d.decodeRequest(path, bytes);
+      const text = JSON.stringify(value);
+      rec.requests.addText(text);
+      return { text, value };
     };
     const settle = (plan: GrpcPlan): void => {
       rec.status = plan.status;
@@ -208,7 +216,7 @@ export function grpcService(ctx: GrpcServiceDeps) {
       return;
     }
     // Each message is decoded (and kept for the history) as it comes, so a call cut short keeps them.
-    const bodies: string[] = [];
+    const bodies: MessageJson[] = [];
     const max = method.callType === 'client_streaming' ? GRPC_CLIENT_MESSAGES_MAX : 1;
     for await (const bytes of call.messages()) {
       if (bodies.length === max)
@@ -224,7 +232,7 @@ export function grpcService(ctx: GrpcServiceDeps) {
       throw new CallError(GrpcStatus.INTERNAL, 'The call ended without its request message.');
     // A client stream matches the first rule any of its messages matches; templates read that message.
     let plan: GrpcPlan | undefined;
-    for (const body of bodies.length === 0 ? ['{}'] : bodies) {
+    for (const body of bodies.length === 0 ? [{ text: '{}', value: {} }] : bodies) {
       const m = await match(
         { endpoint: x.endpoint, request: withMessage(x.request, body) },
         d,
