@@ -30,6 +30,20 @@ import { generateMessage } from './generate-message.js';
 /** How deep a message may nest when decoded from binary or JSON (the library's own guard). */
 export const GRPC_RECURSION_LIMIT = 100;
 
+/** An answer as it goes out, and as the history shows it. */
+export interface EncodedAnswer {
+  /** The protobuf binary sent. */
+  readonly bytes: Uint8Array;
+  /**
+   * The canonical proto3 JSON of the message that was encoded (toJson of the message object built
+   * from the answer, not the answer as written: int64 as strings, implicit defaults written, names
+   * in lowerCamelCase), so that the history need not decode the bytes again. It is what a decode of
+   * `bytes` gives, but for a `float` field: shown as written (0.1, as protojson prints a float32), not
+   * as the double nearest the float32 sent (0.10000000149011612).
+   */
+  readonly json: JsonValue;
+}
+
 /** What an endpoint serves from: built once per upload by `loadDescriptors`. */
 export interface EndpointDescriptors {
   /** The endpoint's files (for reflection: `getFile`, `get`, `getService` …). */
@@ -44,6 +58,8 @@ export interface EndpointDescriptors {
   decodeRequest(path: string, bytes: Uint8Array): JsonValue;
   /** The answer `json` as the method's output message. CallError INTERNAL naming the field that does not fit. */
   encodeResponse(path: string, json: JsonValue): Uint8Array;
+  /** As encodeResponse, with the message's canonical JSON beside its bytes (for the history). */
+  encodeAnswer(path: string, json: JsonValue): EncodedAnswer;
   /** A generated answer for the method's output type (always encodes); the same `seed`, the same answer. */
   generateResponse(path: string, seed?: number): JsonValue;
   /** Any message type of the registry, binary to JSON (CallError INTERNAL when it does not decode). */
@@ -170,12 +186,28 @@ class Descriptors implements EndpointDescriptors {
   }
 
   messageFromJson(typeName: string, json: JsonValue): Uint8Array {
-    const desc = this.message(typeName);
+    return this.encode(this.message(typeName), json).bytes;
+  }
+
+  /** `json` as a message of `desc` and its binary; CallError INTERNAL naming the field that does not fit. */
+  private encode(desc: DescMessage, json: JsonValue) {
     try {
       const msg = fromJson(desc, json, { registry: this.jsonRegistry, recursionLimit: GRPC_RECURSION_LIMIT });
-      return toBinary(desc, msg);
+      return { msg, bytes: toBinary(desc, msg) };
     } catch (err) {
       throw new CallError(GrpcStatus.INTERNAL, doesNotFit(desc, json, this.jsonRegistry, err));
+    }
+  }
+
+  encodeAnswer(path: string, json: JsonValue): EncodedAnswer {
+    const typeName = this.method(path).outputType;
+    const desc = this.message(typeName);
+    const { msg, bytes } = this.encode(desc, json);
+    try {
+      return { bytes, json: toJson(desc, msg, { registry: this.jsonRegistry, alwaysEmitImplicit: true }) };
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new CallError(GrpcStatus.INTERNAL, `The message ${typeName} has no JSON form: ${why}`);
     }
   }
 

@@ -8,7 +8,7 @@
  * goes or the deadline passes, `signal` is aborted and nothing more is written (a send rejects); the
  * deadline timer is cleared whenever the stream closes.
  */
-import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import {
   encodeFrame,
   readMessages,
@@ -16,7 +16,7 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
 } from './frames.js';
 import { armDeadline, parseGrpcTimeout } from './timeout.js';
-import type { CallEnd, Metadata } from './types.js';
+import type { CallClosed, CallEnd, Metadata } from './types.js';
 import { CallError, GrpcStatus } from './types.js';
 import {
   checkMetadata,
@@ -57,6 +57,10 @@ class H2Call implements WireCall {
   #disarm: () => void = () => undefined;
   #headersSent = false;
   #ended: CallEnd | undefined;
+  /** The stream went (aborted, closed) before this side ended the call. */
+  #cut = false;
+  readonly closed: Promise<CallClosed>;
+  #settleClosed: (c: CallClosed) => void = () => undefined;
 
   constructor(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, options: CallOptions) {
     this.#stream = stream;
@@ -72,14 +76,23 @@ class H2Call implements WireCall {
       signal: this.#controller.signal,
       onError: (err) => this.#fail(err),
     });
+    this.closed = new Promise<CallClosed>((resolve) => (this.#settleClosed = resolve));
     const gone = () => {
       this.#disarm();
       if (this.#ended) return;
+      this.#cut = true;
       this.#ended = { code: GrpcStatus.CANCELLED, message: 'cancelled by the client' };
       this.#controller.abort(new CallError(GrpcStatus.CANCELLED, 'cancelled by the client'));
     };
     stream.once('aborted', gone);
-    stream.once('close', gone);
+    stream.once('close', () => {
+      gone();
+      // A reset after our end (RST_STREAM read after the END_STREAM that ended a bidirectional
+      // call) still cuts the call: the client never took our status.
+      const cancelled = this.#cut || stream.rstCode !== constants.NGHTTP2_NO_ERROR;
+      if (cancelled) this.#controller.abort(new CallError(GrpcStatus.CANCELLED, 'cancelled by the client'));
+      this.#settleClosed({ cancelled });
+    });
     stream.on('error', () => undefined);
   }
 

@@ -55,7 +55,7 @@ export {
 // ---- what the service reads at start; the protobuf runtime itself is loaded on first use ----
 export { GRPC_SPEC_LIMIT, REFLECTION_PATHS } from './constants.js';
 export type { CompiledUpload, SpecLimits } from './compile.js';
-export type { EndpointDescriptors } from './descriptors.js';
+export type { EncodedAnswer, EndpointDescriptors } from './descriptors.js';
 /**
  * The compiler, the descriptors, status details and reflection, with the protobuf runtime and the fake
  * data they draw on: loaded on the first upload or call that needs them, not at start (a quarter of the

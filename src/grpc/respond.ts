@@ -6,6 +6,7 @@
  * stream at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { EncodedAnswer } from './descriptors.js';
 import { CallError, GrpcStatus, type GrpcCall, type Metadata } from './types.js';
 
 /** What a matched rule (or the generated default) makes a call do. */
@@ -24,10 +25,10 @@ export interface GrpcPlan {
   /** A serialized google.rpc.Status for `grpc-status-details-bin`. */
   details?: Uint8Array | undefined;
   /**
-   * The `i`-th response message, encoded; throws a CallError (INTERNAL, naming the field) when what
-   * the rule renders does not fit the method's output type.
+   * The `i`-th response message, encoded, with its canonical JSON for the history; throws a
+   * CallError (INTERNAL, naming the field) when what the rule renders does not fit the output type.
    */
-  message(i: number): Uint8Array;
+  message(i: number): EncodedAnswer;
 }
 
 /** Waits `ms`, or rejects at once when the call is over (cancelled, past its deadline, gone). */
@@ -58,13 +59,13 @@ function endOf(plan: GrpcPlan): Parameters<GrpcCall['end']>[0] {
 export async function answerOnce(
   call: GrpcCall,
   plan: GrpcPlan,
-  sent: (m: Uint8Array) => void,
+  sent: (m: EncodedAnswer) => void,
 ): Promise<void> {
   await pause(plan.delayMs, call.signal);
   if (plan.metadata) call.sendHeaders(plan.metadata);
   if (plan.status === GrpcStatus.OK) {
     const m = plan.message(0);
-    await call.send(m);
+    await call.send(m.bytes);
     sent(m);
   }
   call.end(endOf(plan));
@@ -77,14 +78,14 @@ export async function answerOnce(
 export async function answerStream(
   call: GrpcCall,
   plan: GrpcPlan,
-  sent: (m: Uint8Array) => void,
+  sent: (m: EncodedAnswer) => void,
 ): Promise<void> {
   await pause(plan.delayMs, call.signal);
   if (plan.metadata) call.sendHeaders(plan.metadata);
   for (let i = 0; i < plan.count; i++) {
     if (i > 0) await pause(plan.intervalMs, call.signal);
     const m = plan.message(i);
-    await call.send(m);
+    await call.send(m.bytes);
     sent(m);
   }
   call.end(endOf(plan));
@@ -98,7 +99,7 @@ export async function answerTurn(
   call: GrpcCall,
   plan: GrpcPlan,
   turn: number,
-  sent: (m: Uint8Array) => void,
+  sent: (m: EncodedAnswer) => void,
 ): Promise<boolean> {
   await pause(turn === 0 ? plan.delayMs : Math.max(plan.delayMs, plan.intervalMs), call.signal);
   if (turn === 0 && plan.metadata) call.sendHeaders(plan.metadata);
@@ -107,7 +108,7 @@ export async function answerTurn(
     return false;
   }
   const m = plan.message(turn);
-  await call.send(m);
+  await call.send(m.bytes);
   sent(m);
   return true;
 }

@@ -62,6 +62,15 @@ export interface CallEnd {
   details?: Uint8Array;
 }
 
+/** How the transport closed a call. */
+export interface CallClosed {
+  /**
+   * The client cut the call (reset the stream, closed the connection) before the end we sent had
+   * gone out: it saw CANCELLED (or its own deadline), whatever status this side chose.
+   */
+  cancelled: boolean;
+}
+
 /**
  * One call as the serving code sees it, whatever carried it (HTTP/2, h2c, gRPC-Web over HTTP/1.1 or
  * HTTP/2). Messages are the protobuf binary of one message each, already out of their frames and
@@ -85,6 +94,12 @@ export interface GrpcCall {
   send(message: Uint8Array): Promise<void>;
   /** Ends the call; only the first call counts. Trailers-Only when no message was sent. */
   end(end: CallEnd): void;
+  /**
+   * Settles once the transport has closed the call (never rejects). A call may be cut after `end`:
+   * a client's cancel sends END_STREAM, then RST_STREAM, so a bidirectional call may end OK here
+   * before the reset is read; this says what the client was left with.
+   */
+  readonly closed: Promise<CallClosed>;
 }
 
 /** An error that ends a call with its status (a bound passed, a bad frame, an invalid answer). */

@@ -10,7 +10,7 @@
  * Invariants as in h2-call.ts: only the first `end` writes; once the client goes, nothing is written.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import type { ServerHttp2Stream } from 'node:http2';
+import { constants, type ServerHttp2Stream } from 'node:http2';
 import type { Readable } from 'node:stream';
 import {
   encodeFrame,
@@ -20,7 +20,7 @@ import {
   FLAG_TRAILERS,
 } from './frames.js';
 import { armDeadline, parseGrpcTimeout } from './timeout.js';
-import type { CallEnd, Metadata } from './types.js';
+import type { CallClosed, CallEnd, Metadata } from './types.js';
 import { CallError, GrpcStatus } from './types.js';
 import {
   checkMetadata,
@@ -50,8 +50,11 @@ export interface WebExchange {
   end(): void;
   /** Calls `listener` once when the transport can take more; returns a function that cancels it. */
   onDrain(listener: () => void): () => void;
-  /** Calls `listener` once when the exchange closes (finished or cut off). */
-  onClose(listener: () => void): void;
+  /**
+   * Calls `listener` once when the exchange closes: `cut` when the answer had not all gone out (the
+   * connection closed, the stream was reset), even after `end`.
+   */
+  onClose(listener: (cut: boolean) => void): void;
 }
 
 /** The part of IncomingMessage/Http2ServerRequest used here. */
@@ -62,13 +65,16 @@ interface WebResponse {
   write(chunk: Buffer): boolean;
   end(): unknown;
   on(event: 'drain' | 'close' | 'error', listener: () => void): unknown;
-  once(event: 'drain' | 'close', listener: () => void): unknown;
+  once(event: 'drain' | 'close' | 'finish', listener: () => void): unknown;
   off(event: 'drain', listener: () => void): unknown;
 }
 
 /** An exchange over Node's HTTP/1.1 request and response, or an HTTP/2 compat pair. */
 export function webExchange(req: WebRequest, res: WebResponse): WebExchange {
   res.on('error', () => undefined);
+  // 'finish': the whole answer was handed to the socket; a 'close' before it is a cut.
+  let finished = false;
+  res.once('finish', () => (finished = true));
   return {
     headers: req.headers,
     method: req.method ?? 'GET',
@@ -80,13 +86,15 @@ export function webExchange(req: WebRequest, res: WebResponse): WebExchange {
       res.once('drain', listener);
       return () => res.off('drain', listener);
     },
-    onClose: (listener) => void res.once('close', listener),
+    onClose: (listener) => void res.once('close', () => listener(!finished)),
   };
 }
 
 /** An exchange over a raw HTTP/2 stream (as `acceptH2c`'s `onStream` gives it). */
 export function webExchangeH2(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): WebExchange {
   stream.on('error', () => undefined);
+  let finished = false;
+  stream.once('finish', () => (finished = true));
   const method = headers[':method'];
   return {
     headers,
@@ -99,7 +107,8 @@ export function webExchangeH2(stream: ServerHttp2Stream, headers: IncomingHttpHe
       stream.once('drain', listener);
       return () => stream.off('drain', listener);
     },
-    onClose: (listener) => void stream.once('close', listener),
+    onClose: (listener) =>
+      void stream.once('close', () => listener(!finished || stream.rstCode !== constants.NGHTTP2_NO_ERROR)),
   };
 }
 
@@ -156,6 +165,8 @@ class WebCall implements WireCall {
   #disarm: () => void = () => undefined;
   #headersSent = false;
   #ended: CallEnd | undefined;
+  readonly closed: Promise<CallClosed>;
+  #settleClosed: (c: CallClosed) => void = () => undefined;
 
   constructor(ex: WebExchange, path: string, options: CallOptions) {
     this.#ex = ex;
@@ -175,11 +186,13 @@ class WebCall implements WireCall {
       onError: (err) => this.#fail(err),
       ...(this.#text ? { transform: base64Decoder() } : {}),
     });
-    ex.onClose(() => {
+    this.closed = new Promise<CallClosed>((resolve) => (this.#settleClosed = resolve));
+    ex.onClose((cut) => {
       this.#disarm();
-      if (this.#ended) return;
-      this.#ended = { code: GrpcStatus.CANCELLED, message: 'cancelled by the client' };
-      this.#controller.abort(new CallError(GrpcStatus.CANCELLED, 'cancelled by the client'));
+      const cancelled = cut || this.#ended === undefined;
+      this.#ended ??= { code: GrpcStatus.CANCELLED, message: 'cancelled by the client' };
+      if (cancelled) this.#controller.abort(new CallError(GrpcStatus.CANCELLED, 'cancelled by the client'));
+      this.#settleClosed({ cancelled });
     });
   }
 

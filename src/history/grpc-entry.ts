@@ -41,15 +41,21 @@ export class GrpcMessageLog {
    */
   add(message: unknown): void {
     if (this.cut) return;
-    if (this.kept.length >= this.maxMessages) {
-      this.cut = true;
-      return;
-    }
     let text: string;
     try {
       text = JSON.stringify(message) ?? 'null';
     } catch {
       // A value that is not JSON (a cycle, a BigInt): not a message the history can show.
+      this.cut = true;
+      return;
+    }
+    this.addText(text);
+  }
+
+  /** Adds one message given as its JSON text (what `add` would have made of it), capped as `add`. */
+  addText(text: string): void {
+    if (this.cut) return;
+    if (this.kept.length >= this.maxMessages) {
       this.cut = true;
       return;
     }

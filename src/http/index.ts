@@ -10,6 +10,7 @@ export {
 } from './capture.js';
 export { readBody, drainAndClose, mayHaveBody } from './body.js';
 export {
+  jsonBody,
   parseBody,
   parseUrlEncoded,
   isJsonType,

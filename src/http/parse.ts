@@ -112,6 +112,22 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; wa
 }
 
 /**
+ * The parsed body of a JSON `value` the caller already holds, `text` its JSON.stringify (a gRPC request
+ * message decoded to JSON): what parseBody('POST', 'application/json', text) gives for it, without
+ * parsing the text back. The same depth bound applies.
+ */
+export function jsonBody(text: string, value: unknown): ParsedBody {
+  if (deeperThan(value, JSON_MAX_DEPTH))
+    return {
+      kind: 'text',
+      files: [],
+      showRaw: true,
+      warnings: [jsonWarning(`JSON nested deeper than ${JSON_MAX_DEPTH} levels`)],
+    };
+  return { kind: 'json', value, files: [], showRaw: false, warnings: [] };
+}
+
+/**
  * Parses `body` according to `contentType` (undefined when the header is absent).
  * `method` matters only for the missing-Content-Type warning, which the seed gives for POST.
  * Synchronous but for a multipart body (busboy streams): every other request goes on without

@@ -17,6 +17,7 @@ import {
   grpcRuntime,
   GrpcStatus,
   type CallType,
+  type EncodedAnswer,
   type EndpointDescriptors,
   type GrpcPlan,
 } from '../grpc/index.js';
@@ -57,7 +58,7 @@ function compilePlan(
   const bodies = a.responses.map((r) => compileTemplate(r.body, limits));
   return (x, d, path, callType) => {
     const status = a.status ?? GrpcStatus.OK;
-    const message = (i: number): Uint8Array => {
+    const message = (i: number): EncodedAnswer => {
       const at = a.singleResponseRepeated === true ? 0 : i % bodies.length;
       const r = bodies[at]!.render(templateInput(x, {}, locale, ctx.now(), undefined));
       if (!r.ok)
@@ -74,7 +75,7 @@ function compilePlan(
           `Response ${at + 1} of rule ${rule.id} did not render to JSON: ${(err as Error).message}`,
         );
       }
-      return d.encodeResponse(path, json as JsonValue);
+      return d.encodeAnswer(path, json as JsonValue);
     };
     return {
       status,

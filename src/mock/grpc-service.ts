@@ -13,7 +13,8 @@
 import type { Socket } from 'node:net';
 import type { MockDeps } from './deps.js';
 import { RecordMemo, runSteps, type Exchange, type Outcome } from '../endpoint/index.js';
-import { captureParts, parseBody, type CapturedRequest } from '../http/index.js';
+import type { JsonValue } from '@bufbuild/protobuf';
+import { captureParts, jsonBody, type CapturedRequest } from '../http/index.js';
 import {
   answerOnce,
   answerStream,
@@ -24,6 +25,8 @@ import {
   grpcSpecOf,
   GrpcStatus,
   REFLECTION_PATHS,
+  type CallClosed,
+  type EncodedAnswer,
   type EndpointDescriptors,
   type GrpcCall,
   type GrpcPlan,
@@ -42,6 +45,26 @@ export const GRPC_CLIENT_MESSAGES_MAX = 1000;
 export const GENERATED_STREAM_COUNT = 3;
 /** Messages of each direction kept in the history entry. */
 export const GRPC_RECORDED_MESSAGES_MAX = 100;
+
+/**
+ * How long, after the call's end, its history entry waits for the transport to close the call, to
+ * learn whether the client cut it before our status went out (a client that holds its half of the
+ * stream open, or its flow-control window shut, is recorded as it stands after this).
+ */
+export const GRPC_CLOSE_WAIT_MS = 1000;
+
+/** The call's close, or undefined when it has not come within `ms`. */
+async function closedWithin(call: GrpcCall, ms: number): Promise<CallClosed | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([call.closed, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** How the call came: its connection (address, client certificate) and HTTP version. */
 export interface CallTransport {
@@ -85,10 +108,15 @@ function refusalText(o: Outcome): string {
   return text.split('\n')[0]!.slice(0, 500);
 }
 
-/** The captured request with `json` as its body. */
-function withMessage(c: CapturedRequest, json: string): CapturedRequest {
-  const rawBody = Buffer.from(json, 'utf8');
-  return { ...c, rawBody, body: parseBody('POST', 'application/json', rawBody) as CapturedRequest['body'] };
+/** A request message as JSON: its text and the value it was made from (never parsed back). */
+interface MessageJson {
+  text: string;
+  value: JsonValue;
+}
+
+/** The captured request with the message `m` as its JSON body. */
+function withMessage(c: CapturedRequest, m: MessageJson): CapturedRequest {
+  return { ...c, rawBody: Buffer.from(m.text, 'utf8'), body: jsonBody(m.text, m.value) };
 }
 
 /** What the history keeps of a call while it runs. */
@@ -149,23 +177,27 @@ export function grpcService(ctx: GrpcServiceDeps) {
     rec: CallRecord,
   ): Promise<void> => {
     const path = call.path;
-    const sent = (m: Uint8Array): void => rec.responses.add(d.messageToJson(method.outputType, m));
+    // The history keeps the JSON each answer was encoded from (its canonical form), never a decode
+    // of the bytes sent.
+    const sent = (m: EncodedAnswer): void => rec.responses.add(m.json);
     const generated = (): GrpcPlan => ({
       status: GrpcStatus.OK,
       delayMs: 0,
       intervalMs: 0,
       count: method.callType === 'server_streaming' ? GENERATED_STREAM_COUNT : 1,
-      message: () => d.encodeResponse(path, d.generateResponse(path)),
+      message: () => d.encodeAnswer(path, d.generateResponse(path)),
     });
     const planFor = async (request: CapturedRequest): Promise<GrpcPlan> => {
       const m = await match({ endpoint: x.endpoint, request }, d, method.callType);
       if (m) rec.ruleId = m.ruleId;
       return m?.plan ?? generated();
     };
-    const decoded = (bytes: Uint8Array): string => {
-      const json = d.decodeRequest(path, bytes);
-      rec.requests.add(json);
-      return JSON.stringify(json);
+    // Decoded once: the same text is the history's and the rules' body.
+    const decoded = (bytes: Uint8Array): MessageJson => {
+      const value = d.decodeRequest(path, bytes);
+      const text = JSON.stringify(value);
+      rec.requests.addText(text);
+      return { text, value };
     };
     const settle = (plan: GrpcPlan): void => {
       rec.status = plan.status;
@@ -184,7 +216,7 @@ export function grpcService(ctx: GrpcServiceDeps) {
       return;
     }
     // Each message is decoded (and kept for the history) as it comes, so a call cut short keeps them.
-    const bodies: string[] = [];
+    const bodies: MessageJson[] = [];
     const max = method.callType === 'client_streaming' ? GRPC_CLIENT_MESSAGES_MAX : 1;
     for await (const bytes of call.messages()) {
       if (bodies.length === max)
@@ -200,7 +232,7 @@ export function grpcService(ctx: GrpcServiceDeps) {
       throw new CallError(GrpcStatus.INTERNAL, 'The call ended without its request message.');
     // A client stream matches the first rule any of its messages matches; templates read that message.
     let plan: GrpcPlan | undefined;
-    for (const body of bodies.length === 0 ? ['{}'] : bodies) {
+    for (const body of bodies.length === 0 ? [{ text: '{}', value: {} }] : bodies) {
       const m = await match(
         { endpoint: x.endpoint, request: withMessage(x.request, body) },
         d,
@@ -272,6 +304,9 @@ export function grpcService(ctx: GrpcServiceDeps) {
         fail(call, rec, GrpcStatus.INTERNAL, 'The mock failed to answer; the server log has the details.');
       }
     } finally {
+      // A client that cut the call after our end was decided (its cancel's END_STREAM read before its
+      // RST_STREAM) was left with CANCELLED: the history says so, not the status it never took.
+      if (request && (await closedWithin(call, GRPC_CLOSE_WAIT_MS))?.cancelled) noteAbort(call, rec);
       if (request) {
         const [service = '', name = ''] = call.path.slice(1).split('/');
         ctx.history.record(

@@ -48,6 +48,43 @@ test('encode then decode round trips, with canonical JSON names and implicit def
   assert.equal((shop.messageToJson('shop.v1.Item', snake) as Record<string, JsonValue>)['priceCents'], '5');
 });
 
+test('encodeAnswer: the bytes of encodeResponse, and the JSON a decode of them gives', () => {
+  const answers: JsonValue[] = [
+    // As written: int64 a number, a snake_case name, defaults left out, the oneof's other member.
+    { price_cents: 5, phone_ext: 7 },
+    {},
+    {
+      id: 'i-1',
+      name: 'Ada',
+      priceCents: '1200',
+      tagsById: { a: { label: 'x' }, b: {} },
+      status: 1,
+      email: 'ada@example.com',
+      note: '',
+      createdAt: '2024-01-02T03:04:05.500Z',
+    },
+  ];
+  for (const answer of answers) {
+    const { bytes, json } = shop.encodeAnswer('/shop.v1.Shop/Get', answer);
+    assert.deepEqual(bytes, shop.encodeResponse('/shop.v1.Shop/Get', answer));
+    assert.deepEqual(json, shop.messageToJson('shop.v1.Item', bytes), JSON.stringify(answer));
+  }
+  // The canonical form, not the answer as written.
+  assert.deepEqual(shop.encodeAnswer('/shop.v1.Shop/Get', { price_cents: 5 }).json, {
+    id: '',
+    name: '',
+    priceCents: '5',
+    tagsById: {},
+    status: 'STATUS_UNSPECIFIED',
+  });
+  callError(
+    () => shop.encodeAnswer('/shop.v1.Shop/Get', { name: 5 }),
+    GrpcStatus.INTERNAL,
+    /^The answer does not fit shop\.v1\.Item: field "name": expected string, got 5$/,
+  );
+  callError(() => shop.encodeAnswer('/x.Y/Z', {}), GrpcStatus.UNIMPLEMENTED, /x\.Y\/Z/);
+});
+
 test('encodeResponse names the field that does not fit', () => {
   const get = (json: JsonValue) => () => shop.encodeResponse('/shop.v1.Shop/Get', json);
   callError(
@@ -165,4 +202,26 @@ test('generateResponse for a shop item encodes and decodes', () => {
   assert.match(json['email'] as string, /@/);
   const bytes = shop.encodeResponse('/shop.v1.Shop/Watch', json);
   assert.ok(shop.messageToJson('shop.v1.Item', bytes));
+});
+
+test('encodeAnswer: a float is shown as written (as protojson prints a float32), not widened to a double', () => {
+  const d = loadDescriptors(
+    compileUpload({ data: Buffer.from(ALL_TYPES), filename: 'all.proto' }).descriptorSet,
+  );
+  const { bytes, json } = d.encodeAnswer('/all.Gen/All', { f: 0.1, d: 0.1 });
+  const decoded = d.messageToJson('all.All', bytes) as Record<string, JsonValue>;
+  const shown = json as Record<string, JsonValue>;
+  assert.equal(shown['f'], 0.1);
+  assert.equal(decoded['f'], Math.fround(0.1), 'the bytes hold the float32 nearest 0.1');
+  assert.equal(shown['d'], 0.1);
+  assert.equal(decoded['d'], 0.1);
+  // Everything else is what a decode gives, for every generated answer.
+  for (let seed = 1; seed <= 20; seed++) {
+    const answer = d.encodeAnswer('/all.Gen/All', d.generateResponse('/all.Gen/All', seed));
+    const back = d.messageToJson('all.All', answer.bytes) as Record<string, JsonValue>;
+    const { f, ...rest } = answer.json as Record<string, JsonValue>;
+    const { f: backF, ...backRest } = back;
+    assert.deepEqual(rest, backRest, `seed ${seed}`);
+    assert.equal(Math.fround(f as number), backF, `seed ${seed}: f`);
+  }
 });

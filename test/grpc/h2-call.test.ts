@@ -5,9 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { connect, constants } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { encodeFrame, FLAG_COMPRESSED } from '../../src/grpc/frames.js';
-import { CallError, GrpcStatus } from '../../src/grpc/types.js';
+import { CallError, GrpcStatus, type CallClosed } from '../../src/grpc/types.js';
 import type { WireCall } from '../../src/grpc/wire-common.js';
 import { until } from '../helpers/until.js';
 import { echoClient, rawH2, serveH2c, unary } from './wire-fixture.js';
@@ -215,6 +216,34 @@ test('cancellation mid-stream aborts the server signal, and the handler stops se
   const after = sent;
   await sleep(50);
   assert.equal(sent, after);
+});
+
+test('closed: a call whose status went out is not cancelled; a reset read after the end still cancels', async (t) => {
+  const closes: CallClosed[] = [];
+  const { served, client } = await withServer(t, async (call) => {
+    void call.closed.then((c) => closes.push(c));
+    for await (const m of call.messages()) await call.send(m).catch(() => undefined);
+    call.end({ code: GrpcStatus.OK });
+  });
+  const { err } = await unary(client, Buffer.from('x'));
+  assert.equal(err, null);
+  await until(() => closes.length === 1);
+  assert.deepEqual(closes[0], { cancelled: false });
+  // A cancel as Node's client sends it: the half-close, then RST_STREAM(CANCEL). The server may read
+  // the half-close and end OK before it reads the reset; the call is cancelled either way.
+  const session = connect(`http://127.0.0.1:${served.port}`);
+  t.after(() => session.close());
+  const req = session.request({
+    ':method': 'POST',
+    ':path': '/test.Echo/Bidi',
+    'content-type': 'application/grpc',
+    te: 'trailers',
+  });
+  req.on('error', () => undefined);
+  req.end(encodeFrame(Buffer.from('x')));
+  req.close(constants.NGHTTP2_CANCEL);
+  await until(() => closes.length === 2);
+  assert.deepEqual(closes[1], { cancelled: true });
 });
 
 test('a second end is ignored', async (t) => {

@@ -52,6 +52,7 @@ function fakeCall(messages: Uint8Array[], failWith?: CallError) {
     end(end) {
       ends.push(end);
     },
+    closed: Promise.resolve({ cancelled: false }),
   };
   return { call, sent, ends };
 }

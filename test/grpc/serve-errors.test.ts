@@ -2,7 +2,8 @@
  * Bad input and cut calls through the whole server (SPEC §13): raw HTTP/2 gRPC requests whose frames
  * do not decode, are cut short or compressed without an encoding each end with a clear status (the
  * process goes on serving); a deadline passing mid-stream and a bidirectional call cancelled by the
- * client while the server holds its answer leave DEADLINE_EXCEEDED and CANCELLED in the history.
+ * client while the server holds its answer, or while it waits for the client's next message, leave
+ * DEADLINE_EXCEEDED and CANCELLED in the history.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,15 @@ import http2 from 'node:http2';
 import { createRule } from '../helpers/api-helpers.js';
 import { grpc, readStream, unary } from '../helpers/grpc.js';
 import type { TestApp } from '../helpers/app.js';
-import { failure, grpcEntries, grpcRule, shopApp, shopClient, type After } from './serve-fixture.js';
+import {
+  countedShopClient,
+  failure,
+  grpcEntries,
+  grpcRule,
+  shopApp,
+  shopClient,
+  type After,
+} from './serve-fixture.js';
 
 interface RawAnswer {
   status: number | undefined;
@@ -125,7 +134,7 @@ test('a bidirectional call cancelled while the server holds its answer is CANCEL
       responses: [{ body: '{"name": "re"}' }],
     }),
   );
-  const client = shopClient(t, app);
+  const { client, fromServer } = await countedShopClient(t, app);
   const c = client as unknown as Record<
     string,
     (...a: unknown[]) => grpc.ClientDuplexStream<unknown, unknown>
@@ -145,4 +154,66 @@ test('a bidirectional call cancelled while the server holds its answer is CANCEL
   assert.equal(e!.grpc.status, grpc.status.CANCELLED);
   assert.deepEqual(e!.request.messages, [{ id: '1' }, { id: '2' }]);
   assert.equal(e!.response.messages!.length, 1);
+  // The held answer's timer stopped: nothing goes out on the connection after the cancel.
+  const written = fromServer();
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(fromServer(), written, 'the server wrote nothing after the cancel');
+});
+
+test('a bidirectional call cancelled while the server waits for the next message is CANCELLED in the history', async (t) => {
+  // grpc-js's cancel sends END_STREAM, then RST_STREAM: the server reads a half-close first and ends
+  // the call OK; the reset that follows still makes it CANCELLED.
+  const app = await shopApp(t);
+  const { client, fromServer } = await countedShopClient(t, app);
+  const c = client as unknown as Record<
+    string,
+    (...a: unknown[]) => grpc.ClientDuplexStream<unknown, unknown>
+  >;
+  const chat = c['Chat']!.call(client);
+  const ended = failure(readStream(chat));
+  chat.write({ id: '1' });
+  await new Promise<void>((resolve) => chat.once('data', () => resolve()));
+  // The server answered the first message and waits for the next one; the client gives up.
+  chat.cancel();
+  assert.equal((await ended).code, grpc.status.CANCELLED);
+  const [e] = await grpcEntries(app, 'shop');
+  assert.equal(e!.grpc.status, grpc.status.CANCELLED);
+  assert.deepEqual(e!.request.messages, [{ id: '1' }]);
+  assert.equal(e!.response.messages!.length, 1);
+  const written = fromServer();
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(fromServer(), written, 'the server wrote nothing after the cancel');
+});
+
+test('a call ended while the client holds its half open is recorded after GRPC_CLOSE_WAIT_MS, not at the close', async (t) => {
+  const app = await shopApp(t);
+  await createRule(
+    app,
+    'shop',
+    grpcRule('shop.v1.Shop/Chat', {
+      callType: 'bidirectional_streaming',
+      status: 14,
+      responses: [{ body: '{}' }],
+    }),
+  );
+  const session = http2.connect(app.url);
+  session.on('error', () => undefined);
+  t.after(() => session.destroy());
+  const req = session.request({
+    ':method': 'POST',
+    ':path': '/shop.v1.Shop/Chat',
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    'x-mockingbird-endpoint': 'shop',
+  });
+  req.on('error', () => undefined);
+  // The status comes Trailers-Only (no message before it): in the response headers.
+  const answered = new Promise<http2.IncomingHttpHeaders>((resolve) => req.on('response', resolve));
+  req.resume();
+  // One message, and the request side left open: the stream cannot close until the client says so.
+  req.write(frame([0x0a, 0x01, 0x41]));
+  assert.equal((await answered)['grpc-status'], String(grpc.status.UNAVAILABLE));
+  const [e] = await grpcEntries(app, 'shop');
+  assert.equal(e!.grpc.status, grpc.status.UNAVAILABLE);
+  assert.equal(req.closed, false, 'recorded while the stream is still open');
 });

@@ -5,6 +5,7 @@
  * shop service as a descriptor for @connectrpc clients.
  */
 import assert from 'node:assert/strict';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { createFileRegistry, fromBinary, type DescService } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { compileUpload } from '../../src/grpc/runtime.js';
@@ -45,6 +46,37 @@ export function shopClient(t: After, app: TestApp, endpoint = 'shop', proto = SH
   });
   t.after(() => client.close());
   return client;
+}
+
+/**
+ * A shop client whose connection passes a loopback relay that counts the bytes the server writes:
+ * what a test reads to see that a cut call's stream stopped (nothing more written after it).
+ */
+export async function countedShopClient(
+  t: After,
+  app: TestApp,
+): Promise<{ client: grpc.Client; fromServer: () => number }> {
+  let bytes = 0;
+  const sockets: Socket[] = [];
+  const relay = createServer((down) => {
+    const up = connect(app.port, '127.0.0.1');
+    sockets.push(down, up);
+    up.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    down.pipe(up).pipe(down);
+    down.on('error', () => up.destroy());
+    up.on('error', () => down.destroy());
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    relay.close();
+  });
+  const port = (relay.address() as AddressInfo).port;
+  const client = protoClient(SHOP_PROTO, 'shop.v1.Shop', `127.0.0.1:${port}`, {
+    authority: 'shop.localhost',
+  });
+  t.after(() => client.close());
+  return { client, fromServer: () => bytes };
 }
 
 /** The ServiceError a call ends with; fails the test when it succeeds. */

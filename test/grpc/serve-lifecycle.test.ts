@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { grpc, readStream, unary } from '../helpers/grpc.js';
 import { createRule } from '../helpers/api-helpers.js';
-import { failure, grpcEntries, grpcRule, shopApp, shopClient } from './serve-fixture.js';
+import { countedShopClient, failure, grpcEntries, grpcRule, shopApp, shopClient } from './serve-fixture.js';
 
 type Streaming = Record<
   string,
@@ -35,7 +35,7 @@ test('a rule delaying past the client deadline ends DEADLINE_EXCEEDED; the histo
 
 test('a server stream cancelled by the client stops: few messages sent, the history says CANCELLED', async (t) => {
   const app = await shopApp(t);
-  const client = shopClient(t, app);
+  const { client, fromServer } = await countedShopClient(t, app);
   await createRule(
     app,
     'shop',
@@ -58,9 +58,12 @@ test('a server stream cancelled by the client stops: few messages sent, the hist
   assert.equal(e!.grpc.status, grpc.status.CANCELLED);
   const sent = e!.response.messages!.length;
   assert.ok(sent >= 3 && sent < 20, `the server stopped after the cancel (${sent} messages sent)`);
-  // Nothing more is written: the one entry stays the only one.
+  // Nothing more is written: the one entry stays the only one, and no byte goes out on the
+  // connection in ten of the stream's intervals.
+  const written = fromServer();
   await new Promise((r) => setTimeout(r, 200));
   assert.equal((await grpcEntries(app, 'shop')).length, 1);
+  assert.equal(fromServer(), written, 'the server wrote nothing after the cancel');
 });
 
 test('stopping the server with an endless stream open does not hang: SHUTDOWN_TIMEOUT cuts it', async (t) => {

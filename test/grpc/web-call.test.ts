@@ -4,11 +4,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { request } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { connect as h2connect } from 'node:http2';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeFrame, FrameDecoder, FLAG_TRAILERS } from '../../src/grpc/frames.js';
-import { GrpcStatus } from '../../src/grpc/types.js';
+import { serveWebCall, webExchange } from '../../src/grpc/web-call.js';
+import { GrpcStatus, type CallClosed } from '../../src/grpc/types.js';
 import type { WireCall } from '../../src/grpc/wire-common.js';
 import { until } from '../helpers/until.js';
 import { serveH2c } from './wire-fixture.js';
@@ -213,6 +216,82 @@ test('a client that goes away aborts the signal', async (t) => {
   await until(() => started);
   req.destroy();
   await until(() => aborted);
+});
+
+test('closed: an answer that went out whole is not cancelled; a client gone first is', async (t) => {
+  const closes: CallClosed[] = [];
+  let started = false;
+  const { port } = await withServer(t, async (call) => {
+    void call.closed.then((c) => closes.push(c));
+    if (call.path.endsWith('/Slow')) {
+      started = true;
+      await sleep(5000, undefined, { signal: call.signal }).catch(() => undefined);
+    }
+    await handler(call);
+  });
+  const a = await webFetch(port, '/test.Echo/Unary', ['x']);
+  assert.equal(a.trailers?.['grpc-status'], '0');
+  await until(() => closes.length === 1);
+  assert.deepEqual(closes[0], { cancelled: false });
+  const req = request({
+    host: '127.0.0.1',
+    port,
+    path: '/test.Echo/Slow',
+    method: 'POST',
+    headers: { 'content-type': 'application/grpc-web' },
+  });
+  req.on('error', () => undefined);
+  req.end(encodeFrame(Buffer.from('x')));
+  await until(() => started);
+  req.destroy();
+  await until(() => closes.length === 2);
+  assert.deepEqual(closes[1], { cancelled: true });
+});
+
+/** A response that records what is written and emits 'finish' and 'close' when told. */
+class FakeResponse extends EventEmitter {
+  writeHead(): this {
+    return this;
+  }
+  write(): boolean {
+    return true;
+  }
+  end(): this {
+    return this;
+  }
+}
+
+test('webExchange: a close after finish is whole, a close before it is cut', () => {
+  const cuts: boolean[] = [];
+  const whole = new FakeResponse();
+  webExchange(Object.assign(new PassThrough(), { headers: {} }), whole).onClose((cut) => cuts.push(cut));
+  whole.emit('finish');
+  whole.emit('close');
+  const cut = new FakeResponse();
+  webExchange(Object.assign(new PassThrough(), { headers: {} }), cut).onClose((c) => cuts.push(c));
+  cut.emit('close');
+  assert.deepEqual(cuts, [false, true]);
+});
+
+test('a gRPC-Web call cut after its end was written (not yet gone out) is cancelled', async () => {
+  const res = new FakeResponse();
+  const body = new PassThrough();
+  const ex = webExchange(
+    Object.assign(body, { headers: { 'content-type': 'application/grpc-web' }, method: 'POST' }),
+    res,
+  );
+  let call: WireCall | undefined;
+  body.end(encodeFrame(Buffer.from('x')));
+  await serveWebCall(ex, '/test.Echo/Unary', async (c) => {
+    call = c;
+    await handler(c);
+  });
+  assert.ok(call);
+  assert.equal(call.signal.aborted, false, 'the call ended as it should');
+  // The socket closes before the answer was all handed over: the client never took the status.
+  res.emit('close');
+  assert.deepEqual(await call.closed, { cancelled: true });
+  assert.equal(call.signal.aborted, true);
 });
 
 test('a message over maxMessageBytes is RESOURCE_EXHAUSTED; the limit passes', async (t) => {

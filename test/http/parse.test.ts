@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import {
   INVALID_UTF8_WARNING,
   JSON_MAX_DEPTH,
+  jsonBody,
   MULTIPART_MAX_BOUNDARY,
   MULTIPART_MAX_PARTS,
   isJsonType,
@@ -193,5 +194,27 @@ void describe('parseBody', () => {
         `Error in parsing multipart body. [Multipart boundary is longer than ${MULTIPART_MAX_BOUNDARY} characters]`,
       ]);
     });
+  });
+});
+
+void describe('jsonBody', () => {
+  void it('is what parseBody gives for the same JSON, without parsing it back', async () => {
+    const value = { id: 'a1', n: [1, { b: true }] };
+    const text = JSON.stringify(value);
+    const body = jsonBody(text, value);
+    assert.equal(body.value, value, 'the value itself, not a copy');
+    assert.deepEqual(body, await parseBody('POST', 'application/json', Buffer.from(text)));
+  });
+
+  void it('a value nested past JSON_MAX_DEPTH is text with the warning, as parseBody says', async () => {
+    let value: unknown = 1;
+    for (let i = 0; i < JSON_MAX_DEPTH + 1; i++) value = [value];
+    const text = JSON.stringify(value);
+    const body = jsonBody(text, value);
+    assert.deepEqual(body, await parseBody('POST', 'application/json', Buffer.from(text)));
+    assert.equal(body.kind, 'text');
+    let ok: unknown = 1;
+    for (let i = 0; i < JSON_MAX_DEPTH; i++) ok = [ok];
+    assert.equal(jsonBody(JSON.stringify(ok), ok).kind, 'json');
   });
 });
