@@ -86,7 +86,7 @@ const bare = await startServer(
   process.env,
   join(logDir, 'bare.log'),
 );
-// h2c is opt-in (GRPC_CLEARTEXT): the load speaks it.
+// h2c on the cleartext port, which the load client speaks (GRPC_CLEARTEXT, explicit whatever the default).
 const serve = mockingbirdServe(dataDir, { MOCKINGBIRD_API_KEY: KEY, GRPC_CLEARTEXT: 'true' });
 const mb = await startServer(serve.args, serve.env, join(logDir, 'mockingbird.log'));
 const targets = { 'bare grpc-js': bare, mockingbird: mb } as const;
