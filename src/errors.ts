@@ -18,6 +18,9 @@ export const ERRORS = {
   uri_too_long: { status: 414, message: 'A path segment is longer than the limit.' },
   header_too_large: { status: 431, message: 'The request headers are larger than the limit.' },
   qr_unreadable: { status: 422, message: 'No readable QR code was found in the image.' },
+  // SPEC §7, `openapi.validation: enforce`: 422 by default; the check answers 401 for a broken security
+  // requirement and 415 for a content type the operation does not take, with this same code.
+  contract_violation: { status: 422, message: "The request breaks the endpoint's OpenAPI document." },
   upgrade_required: { status: 426, message: 'This route takes a WebSocket connection.' },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
   quota_exceeded: { status: 429, message: "The endpoint's daily request quota is used up." },

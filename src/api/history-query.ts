@@ -94,6 +94,7 @@ export function toFilter(q: DeleteQuery, now: number): HistoryFilter {
   if (q.responseBody !== undefined) f.responseBody = q.responseBody;
   if (q.isMultipart !== undefined) f.isMultipart = q.isMultipart;
   if (q.hasAttachments !== undefined) f.hasAttachments = q.hasAttachments;
+  if (q.validation !== undefined) f.validation = q.validation;
   return f;
 }
 
@@ -155,6 +156,9 @@ export function historyRecord(e: HistoryEntry, verbose: boolean): RequestRecord 
   };
   if (e.responseName !== undefined) r.responseName = e.responseName;
   if (e.grpc) r.grpc = e.grpc;
+  // In the summary too: the log's badge and the live event need them, and they are bounded.
+  if (e.validation) r.validation = e.validation;
+  if (e.responseValidation) r.responseValidation = e.responseValidation;
   if (verbose) {
     r.request = {
       headers: e.requestHeaders,

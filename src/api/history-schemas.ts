@@ -8,6 +8,7 @@ import { StringEnum } from '../schema/index.js';
 import { ErrorBody } from './schemas/common.js';
 import type { Behavior } from '../store/index.js';
 import { HISTORY_EXPORT_CEILING } from '../config.js';
+import { MAX_VIOLATIONS, MAX_VIOLATION_MESSAGE } from '../history/index.js';
 
 export const BEHAVIORS: readonly Behavior[] = [
   'echo',
@@ -89,6 +90,14 @@ export const filterProperties = {
   responseBody: Type.Optional(text('Substring of the recorded response body (case-sensitive).')),
   isMultipart: Type.Optional(Type.Boolean({ description: '`true`: multipart/form-data requests only.' })),
   hasAttachments: Type.Optional(Type.Boolean({ description: '`true`: requests that uploaded files only.' })),
+  validation: Type.Optional(
+    StringEnum(['failed', 'passed'], {
+      description:
+        "Contract checking against the endpoint's OpenAPI document: `failed`, the request or its answer " +
+        'broke it (`validation` or `responseValidation` not empty); `passed`, checked and kept. Entries ' +
+        'no document described match neither.',
+    }),
+  ),
 };
 
 /** `?id=` on the list and the bulk delete: that one entry, as the hosted service's scripts ask for it. */
@@ -236,6 +245,18 @@ export const GrpcRecordSchema = Type.Object({
   statusMessage: Type.String(),
 });
 
+/** One way a request or an answer breaks the endpoint's OpenAPI document (SPEC §7). */
+export const ContractViolationSchema = Type.Object({
+  in: Type.String({
+    description:
+      '`path`, `query`, `header`, `cookie`, `security`, `content-type`, `body`, `status` (`truncated`: the note of a cut list).',
+  }),
+  path: Type.String({
+    description: "A parameter's name, or a JSON pointer into the body (`/items/0/name`).",
+  }),
+  message: Type.String({ maxLength: MAX_VIOLATION_MESSAGE }),
+});
+
 /**
  * An entry, with the hosted service's field names (`date`, `timeTaken`, `isMultipart`, `rule.ruleId`
  * only when a rule matched) and our own extras (`createdAt` and the precise `durationMs`, truncation
@@ -286,6 +307,21 @@ export const RequestRecord = Type.Object({
   ),
   callout: Type.Optional(CalloutRecordSchema),
   grpc: Type.Optional(GrpcRecordSchema),
+  validation: Type.Optional(
+    Type.Array(ContractViolationSchema, {
+      maxItems: MAX_VIOLATIONS,
+      description:
+        "How the request broke the endpoint's OpenAPI document; `[]`: it kept it. Left out when no document " +
+        `described the request or validation is off. At most ${MAX_VIOLATIONS}: a longer list ends with ` +
+        "`{ in: 'truncated' }` saying how many were left out.",
+    }),
+  ),
+  responseValidation: Type.Optional(
+    Type.Array(ContractViolationSchema, {
+      maxItems: MAX_VIOLATIONS,
+      description: "How the answer broke the operation's response for its status (as `validation`).",
+    }),
+  ),
 });
 export type RequestRecord = Static<typeof RequestRecord>;
 

@@ -6,6 +6,7 @@
  */
 import type { Transport } from './http.js';
 import { openEvents, type EventStream } from './events.js';
+import { ContractViolationError, failedRequests } from './violations.js';
 import { collect, describe, entryTime, matches } from './matching.js';
 import type {
   Blob as ApiBlob,
@@ -325,6 +326,17 @@ export class EndpointClient {
       throw new Error(`Expected ${want} × ${describe(m)} on "${this.name}", found ${found.length}.`);
     }
     return found;
+  }
+
+  /**
+   * Throws a ContractViolationError unless every request matching `m` (all by default) kept the
+   * endpoint's OpenAPI document, and so did its answer (SPEC §7): lists the history with
+   * `validation=failed` and names each failed request (method, path, status) with its violations.
+   * Requests no document described, or recorded with validation `off`, are not checked.
+   */
+  async expectNoViolations(m: RequestMatcher = {}): Promise<void> {
+    const failed = await failedRequests((q) => this.requests(q), m);
+    if (failed.length > 0) throw new ContractViolationError(this.name, failed);
   }
 
   /** Puts the endpoint back to empty: no rules, no history, no state (settings are kept). */

@@ -5,6 +5,7 @@
  */
 export { Mockingbird, type MockingbirdOptions } from './mockingbird.js';
 export { EndpointClient, type WaitOptions } from './endpoint.js';
+export { ContractViolationError } from './violations.js';
 export { TotpClient, TOTP_BUDGET_MS, type TotpBudget, type TotpOptions } from './totp.js';
 export { MockingbirdError, retryAfterSeconds, type FetchLike, type RetryOptions } from './http.js';
 export type { EventStream } from './events.js';

@@ -182,6 +182,8 @@ export function endpointLifecycle<E extends ResolvedEndpoint>(
             recordedBody: recorded.recordedBody,
             recordedTruncated: truncated,
             callout: outcome.callout,
+            validation: outcome.validation,
+            responseValidation: outcome.responseValidation,
             redact: sensitive,
             captureLimit: ctx.config.captureLimit,
             now: ctx.now(),

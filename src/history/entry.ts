@@ -4,7 +4,14 @@
  */
 import type { Config } from '../config.js';
 import { redactHeaders, SENSITIVE_HEADERS, type Answer, type CapturedRequest } from '../http/index.js';
-import type { Behavior, CalloutRecord, HistoryEntry, NewHistoryEntry } from '../store/index.js';
+import type {
+  Behavior,
+  CalloutRecord,
+  ContractViolation,
+  HistoryEntry,
+  NewHistoryEntry,
+} from '../store/index.js';
+import { capViolations } from './violations.js';
 
 /** The header names the history (and so the events) keep redacted under `config`. */
 export function sensitiveHeaders(
@@ -46,6 +53,10 @@ export function historyEntry(
     recordedTruncated?: boolean;
     /** A rule callout's request and response (redacted and cut by the callout). */
     callout?: CalloutRecord | undefined;
+    /** The request checked against the endpoint's OpenAPI document (SPEC §7), when one describes it. */
+    validation?: readonly ContractViolation[] | undefined;
+    /** The answer checked against the operation's response. */
+    responseValidation?: readonly ContractViolation[] | undefined;
   },
 ): NewHistoryEntry {
   const req = cut(c.rawBody, info.captureLimit);
@@ -82,6 +93,10 @@ export function historyEntry(
   // Set only when present (a spread of `{}` in the literal costs V8 a runtime call on every request).
   if (info.responseName !== undefined) entry.responseName = info.responseName;
   if (info.callout !== undefined) entry.callout = info.callout;
+  // Cut here, once: the queue, the row, the API and the events all carry the bounded lists.
+  if (info.validation !== undefined) entry.validation = capViolations(info.validation);
+  if (info.responseValidation !== undefined)
+    entry.responseValidation = capViolations(info.responseValidation);
   return {
     entry,
     files: c.files.map((f) => ({

@@ -10,7 +10,7 @@
  * Mockingbird's own fields travel under `_mockingbird`, as HAR allows for custom fields.
  */
 import { STATUS_CODES } from 'node:http';
-import type { HistoryEntry } from '../store/index.js';
+import type { ContractViolation, HistoryEntry } from '../store/index.js';
 
 /** A HAR name/value pair (headers, query string, cookies). */
 export interface HarPair {
@@ -53,6 +53,9 @@ export interface HarEntry {
     rule: { matched: boolean; ruleId?: string };
     ip: string;
     problems: string[];
+    /** Contract checking (SPEC §7), as on the API's entry: present only when something was checked. */
+    validation?: ContractViolation[];
+    responseValidation?: ContractViolation[];
   };
 }
 
@@ -145,6 +148,16 @@ export function harEntry(e: HistoryEntry, origin: HarOrigin): HarEntry {
   if (e.responseBodyTruncated) content.comment = CUT;
   const rule: HarEntry['_mockingbird']['rule'] =
     e.ruleMatched && e.ruleId !== null ? { matched: true, ruleId: e.ruleId } : { matched: e.ruleMatched };
+  const own: HarEntry['_mockingbird'] = {
+    id: e.id,
+    endpoint: e.endpoint,
+    behavior: e.behavior,
+    rule,
+    ip: e.ip,
+    problems: e.problems,
+  };
+  if (e.validation) own.validation = e.validation;
+  if (e.responseValidation) own.responseValidation = e.responseValidation;
   return {
     startedDateTime: new Date(e.createdAt).toISOString(),
     time,
@@ -162,13 +175,6 @@ export function harEntry(e: HistoryEntry, origin: HarOrigin): HarEntry {
     },
     cache: {},
     timings: { send: 0, wait: time, receive: 0 },
-    _mockingbird: {
-      id: e.id,
-      endpoint: e.endpoint,
-      behavior: e.behavior,
-      rule,
-      ip: e.ip,
-      problems: e.problems,
-    },
+    _mockingbird: own,
   };
 }

@@ -15,6 +15,13 @@ export {
 export { startHistoryPurge, type HistoryPurge } from './purge.js';
 export { startHistoryJobs } from './jobs.js';
 export { publishRequestEvents } from './request-events.js';
+export {
+  capViolations,
+  MAX_VIOLATIONS,
+  MAX_VIOLATION_MESSAGE,
+  MAX_VIOLATION_PATH,
+  VIOLATIONS_TRUNCATED,
+} from './violations.js';
 export { harEntry, harUrl, type HarEntry, type HarOrigin, type HarPair } from './har.js';
 
 // gRPC calls (SPEC §13): the entry of a finished call, and its messages capped as they pass.

@@ -40,6 +40,8 @@ export const REQUEST_COLUMNS: (keyof RequestRow)[] = [
   'http_version',
   'is_multipart',
   'grpc',
+  'validation',
+  'response_validation',
 ];
 
 /** The `requests` row of an entry by column name (the query builder's insert): `rowValues` under REQUEST_COLUMNS. */
@@ -101,6 +103,8 @@ export function rowValues(n: NewHistoryEntry): RowValue[] {
     e.httpVersion,
     e.isMultipart ? 1 : 0,
     e.grpc ? JSON.stringify(e.grpc) : null,
+    e.validation ? jsonList(e.validation) : null,
+    e.responseValidation ? jsonList(e.responseValidation) : null,
   ];
 }
 

@@ -4,7 +4,7 @@
  * least a byte in memory and on disk), files their size, headers their names and values, and a fixed
  * part the row's other columns and its index entries.
  */
-import type { NewHistoryEntry } from './types.js';
+import type { ContractViolation, NewHistoryEntry } from './types.js';
 
 const ROW_OVERHEAD = 256;
 
@@ -26,5 +26,14 @@ export function entryWeight({ entry, files }: NewHistoryEntry): number {
   if (entry.callout) n += JSON.stringify(entry.callout).length;
   if (entry.grpc)
     n += 64 + entry.grpc.service.length + entry.grpc.method.length + entry.grpc.statusMessage.length;
+  // Lists already bounded by the history (history/violations.ts): a few kilobytes at most each.
+  if (entry.validation) n += violationsWeight(entry.validation);
+  if (entry.responseValidation) n += violationsWeight(entry.responseValidation);
+  return n;
+}
+
+function violationsWeight(list: readonly ContractViolation[]): number {
+  let n = 2;
+  for (const v of list) n += 32 + v.in.length + v.path.length + v.message.length;
   return n;
 }

@@ -12,6 +12,7 @@ import type { Database } from './schema.js';
 import type {
   Behavior,
   CalloutRecord,
+  ContractViolation,
   GrpcRecord,
   HistoryEntry,
   HistoryFile,
@@ -57,6 +58,11 @@ function toEntry(r: RequestRow): HistoryEntry {
     // Rows written before the column existed have no `callout` at all.
     ...(r.callout != null ? { callout: JSON.parse(r.callout) as CalloutRecord } : {}),
     ...(r.grpc != null ? { grpc: JSON.parse(r.grpc) as GrpcRecord } : {}),
+    // Null: not checked (no document, validation off, or a row older than the columns).
+    ...(r.validation != null ? { validation: JSON.parse(r.validation) as ContractViolation[] } : {}),
+    ...(r.response_validation != null
+      ? { responseValidation: JSON.parse(r.response_validation) as ContractViolation[] }
+      : {}),
   };
 }
 
@@ -84,6 +90,20 @@ export function notHidden(eb: RequestsEb) {
         .whereRef('history_hidden.id', '=', 'requests.id'),
     ),
   );
+}
+
+/**
+ * `?validation=` (SPEC §7). The lists are stored as JSON, an empty one always as `[]`
+ * (history-row.ts), null when not checked. `failed`: either list is not `[]` (a null compares as
+ * unknown, so it never counts). `passed`: at least one list was checked and neither holds anything.
+ */
+function validationExpr(eb: RequestsEb, which: 'failed' | 'passed') {
+  if (which === 'failed') return eb.or([eb('validation', '<>', '[]'), eb('response_validation', '<>', '[]')]);
+  return eb.and([
+    eb.or([eb('validation', '=', '[]'), eb('response_validation', '=', '[]')]),
+    eb.or([eb('validation', 'is', null), eb('validation', '=', '[]')]),
+    eb.or([eb('response_validation', 'is', null), eb('response_validation', '=', '[]')]),
+  ]);
 }
 
 /**
@@ -209,6 +229,7 @@ export class HistoryTable {
     if (f.ruleMatched !== undefined) conds.push(eb('rule_matched', '=', f.ruleMatched ? 1 : 0));
     if (f.isMultipart !== undefined) conds.push(eb('is_multipart', '=', f.isMultipart ? 1 : 0));
     if (f.hasAttachments !== undefined) conds.push(eb('files', f.hasAttachments ? '<>' : '=', '[]'));
+    if (f.validation !== undefined) conds.push(validationExpr(eb, f.validation));
     if (f.path !== undefined) {
       if ('regex' in f.path) {
         conds.push(

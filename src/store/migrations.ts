@@ -335,6 +335,16 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('requests').addColumn('grpc', 'text').execute();
       },
     },
+    // Contract checking (SPEC §7): the request's and the answer's violations of the endpoint's OpenAPI
+    // document, JSON lists (`[]`: checked, none); null when nothing was checked and for older rows.
+    // `?validation=failed` compares them with `[]` (history-table.ts); no index: the filter always
+    // comes with the endpoint's own, and a list page walks that one.
+    '0013_history_validation': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('requests').addColumn('validation', 'text').execute();
+        await db.schema.alterTable('requests').addColumn('response_validation', 'text').execute();
+      },
+    },
   };
 }
 

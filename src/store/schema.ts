@@ -44,6 +44,10 @@ export interface Database {
     is_multipart: number;
     /** A gRPC call's summary, JSON (GrpcRecord); null for other entries and for rows older than the column. */
     grpc: string | null;
+    /** The request's contract violations, JSON (ContractViolation[]); null when not checked (migration 0013). */
+    validation: string | null;
+    /** The answer's contract violations, JSON; null when not checked. */
+    response_validation: string | null;
   };
   request_files: {
     seq: Generated<number>;

@@ -222,6 +222,11 @@ export interface HistoryFilter {
   isMultipart?: boolean;
   /** The request did (`true`) or did not upload files. */
   hasAttachments?: boolean;
+  /**
+   * Contract checking (SPEC §7): `failed`, either list of violations is not empty; `passed`, checked
+   * (a list present) and both empty. Entries nothing checked match neither.
+   */
+  validation?: 'failed' | 'passed';
 }
 
 export interface Page<T> {

@@ -22,6 +22,7 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
   uri_too_long: [414, 'A path segment is longer than the limit.'],
   header_too_large: [431, 'The request headers are larger than the limit.'],
   qr_unreadable: [422, 'No readable QR code was found in the image.'],
+  contract_violation: [422, "The request breaks the endpoint's OpenAPI document."],
   upgrade_required: [426, 'This route takes a WebSocket connection.'],
   rate_limited: [429, 'Too many requests; retry later.'],
   quota_exceeded: [429, "The endpoint's daily request quota is used up."],
@@ -36,7 +37,7 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
 };
 
 test('the catalogue has exactly the expected codes', () => {
-  assert.equal(Object.keys(ERRORS).length, 24);
+  assert.equal(Object.keys(ERRORS).length, 25);
   assert.deepEqual(Object.keys(ERRORS).sort(), Object.keys(EXPECTED).sort());
 });
 

@@ -68,6 +68,8 @@ function expectedRow(n: NewHistoryEntry): Record<string, unknown> {
     http_version: e.httpVersion,
     is_multipart: e.isMultipart ? 1 : 0,
     grpc: e.grpc ? JSON.stringify(e.grpc) : null,
+    validation: e.validation ? JSON.stringify(e.validation) : null,
+    response_validation: e.responseValidation ? JSON.stringify(e.responseValidation) : null,
   };
 }
 
@@ -101,6 +103,11 @@ test('rowValues lists an entry in REQUEST_COLUMNS order, and toRow names every c
       isMultipart: false,
     }),
     entry('plain'),
+    // Two different lists: swapped columns would show; an empty one is stored as `[]`, not null.
+    entry('checked', {
+      validation: [{ in: 'query', path: 'limit', message: 'must be integer' }],
+      responseValidation: [],
+    }),
     entry('grpc', {
       behavior: 'grpc',
       grpc: { service: 'a.B', method: 'C', callType: 'unary', status: 5, statusMessage: 'gone' },

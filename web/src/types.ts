@@ -33,11 +33,25 @@ export interface Entry {
   files?: FileMeta[];
   problems?: string[];
   responseName?: string;
+  /** Contract checking (docs/contract-testing.md): absent when nothing was checked, `[]` when kept. */
+  validation?: Violation[];
+  responseValidation?: Violation[];
   requestBodyTruncated?: boolean;
   responseBodyTruncated?: boolean;
   request?: { headers: Record<string, string>; body: string | null; httpVersion?: string };
   response?: { headers: Record<string, string | string[]>; body: string; httpVersion?: string };
 }
+
+/** One way a request or its answer broke the endpoint's OpenAPI document. */
+export interface Violation {
+  in: string;
+  path: string;
+  message: string;
+}
+
+/** How many violations an entry holds, request and answer together (0 when unchecked). */
+export const violationCount = (e: Entry): number =>
+  (e.validation?.length ?? 0) + (e.responseValidation?.length ?? 0);
 
 export const entryDate = (e: Entry): string => e.date ?? e.createdAt ?? '';
 export const entryMs = (e: Entry): number => e.timeTaken ?? Math.round(e.durationMs ?? 0);

@@ -1,9 +1,12 @@
-/** One recorded request in full: headers, query, bodies, files, timing, and "copy as curl". */
+/**
+ * One recorded request in full: headers, query, bodies, files, timing, "copy as curl", and how the
+ * request and its answer fared against the endpoint's OpenAPI document when they were checked.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { api, download, enc } from '../api';
 import { curlCommand } from '../curl';
 import { Body } from '../json-view';
-import { entryDate, entryMs, type Entry, type Rule } from '../types';
+import { entryDate, entryMs, type Entry, type Rule, type Violation } from '../types';
 import { CopyButton, ErrorBox } from '../ui';
 import { ruleName } from './rule-names';
 
@@ -23,6 +26,31 @@ function HeaderTable(props: { headers: Record<string, string | string[]> | undef
         )}
       </tbody>
     </table>
+  );
+}
+
+/** One side's check: nothing when unchecked, "kept" when empty, else each violation. */
+function Violations(props: { title: string; list: Violation[] | undefined; testid: string }) {
+  if (!props.list) return null;
+  return (
+    <div data-testid={props.testid}>
+      <strong>{props.title}</strong>{' '}
+      {props.list.length === 0 ? (
+        <span class="muted small">kept the contract</span>
+      ) : (
+        <ul class="violations-list warn">
+          {props.list.map((v, i) => (
+            <li key={i}>
+              <span class="mono">
+                {v.in}
+                {v.path ? ` ${v.path}` : ''}
+              </span>
+              : {v.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
 
@@ -107,6 +135,13 @@ export function RequestDetail(props: { ep: string; id: string; rules: Rule[] | n
             <div key={i}>{p}</div>
           ))}
         </div>
+      )}
+      {(entry.validation || entry.responseValidation) && (
+        <section data-testid="detail-violations">
+          <h3>OpenAPI contract</h3>
+          <Violations title="Request" list={entry.validation} testid="request-violations" />
+          <Violations title="Response" list={entry.responseValidation} testid="response-violations" />
+        </section>
       )}
       <h3>Query</h3>
       {query.length === 0 ? (

@@ -1,5 +1,5 @@
 /** The request log's filters: the API's query names, and the same test applied to live entries. */
-import type { Entry } from '../types';
+import { violationCount, type Entry } from '../types';
 
 export interface Filters {
   method: string;
@@ -12,6 +12,8 @@ export interface Filters {
   dateRange: string;
   requestBody: string;
   responseBody: string;
+  /** Contract checking: `failed`, `passed` or '' (docs/api-history.md). */
+  validation: string;
 }
 
 export const NO_FILTERS: Filters = {
@@ -25,6 +27,7 @@ export const NO_FILTERS: Filters = {
   dateRange: '',
   requestBody: '',
   responseBody: '',
+  validation: '',
 };
 
 export const BEHAVIORS = [
@@ -61,6 +64,9 @@ export function passes(f: Filters, e: Entry): boolean {
   if (f.ruleMatched && String(e.rule.matched) !== f.ruleMatched) return false;
   if (f.isMultipart && String(e.isMultipart === true) !== f.isMultipart) return false;
   if (f.hasAttachments && String((e.files?.length ?? 0) > 0) !== f.hasAttachments) return false;
+  if (f.validation === 'failed' && violationCount(e) === 0) return false;
+  if (f.validation === 'passed' && (violationCount(e) > 0 || !(e.validation || e.responseValidation)))
+    return false;
   const p = f.path.trim();
   if (p) {
     if (p.length > 2 && p.startsWith('/') && p.endsWith('/')) {

@@ -6,7 +6,7 @@
 import { memo } from 'preact/compat';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc, openEvents } from '../api';
-import { entryDate, entryMs, type Entry, type Page } from '../types';
+import { entryDate, entryMs, violationCount, type Entry, type Page } from '../types';
 import { ConfirmButton, CopyButton, ErrorBox, formatTime } from '../ui';
 import { RequestDetail } from './detail';
 import { BEHAVIORS, filterQuery, hasFilters, NO_FILTERS, passes, type Filters } from './log-filters';
@@ -25,6 +25,7 @@ const Row = memo(function Row(props: {
   onSelect: (id: string) => void;
 }) {
   const { e } = props;
+  const violations = violationCount(e);
   return (
     <tr
       class={props.selected ? 'selected' : undefined}
@@ -45,6 +46,15 @@ const Row = memo(function Row(props: {
       </td>
       <td class="status-cell">
         <span class={`status s${String(e.status)[0]}`}>{e.status}</span>
+        {violations > 0 && (
+          <span
+            class="badge violations"
+            data-testid="violation-badge"
+            title={`${violations} OpenAPI contract violation${violations === 1 ? '' : 's'}`}
+          >
+            ✗ {violations}
+          </span>
+        )}
       </td>
       <td class="behavior">{e.behavior}</td>
       <td class="rule" data-testid="row-rule" title={props.ruleTitle}>
@@ -273,6 +283,18 @@ export function RequestLog(props: { ep: string }) {
               <option value="">any</option>
               <option value="true">yes</option>
               <option value="false">no</option>
+            </select>
+          </label>
+          <label>
+            Contract
+            <select
+              name="validation"
+              value={draft.validation}
+              onChange={(e) => setDraft({ ...draft, validation: e.currentTarget.value })}
+            >
+              <option value="">any</option>
+              <option value="failed">broken</option>
+              <option value="passed">kept</option>
             </select>
           </label>
           {yesNo('isMultipart', 'Multipart')}

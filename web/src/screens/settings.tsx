@@ -1,7 +1,8 @@
 /**
  * The endpoint's settings, one card per group, each saved on its own (a PATCH of that group): proxy,
- * local tunnel (with the command to run), OpenAPI document, default response, CORS, rate limit,
- * security header, plan, and chaos and faults (chaos-card.tsx). The API's messages are shown next to the group they concern.
+ * local tunnel (with the command to run), OpenAPI document (with its contract checking), default
+ * response, CORS, rate limit, security header, plan, and chaos and faults (chaos-card.tsx). The API's
+ * messages are shown next to the group they concern.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, enc } from '../api';
@@ -9,7 +10,7 @@ import { shellQuote } from '../curl';
 import { CopyButton, ErrorBox } from '../ui';
 import { ChaosCards, type ChaosT, type FaultsT } from './chaos-card';
 import { Group } from './settings-group';
-import { SpecCard } from './spec-card';
+import { SpecCard, type ValidationMode } from './spec-card';
 
 type Json = Record<string, unknown>;
 interface SettingsT {
@@ -26,6 +27,8 @@ interface SettingsT {
   plan?: string;
   chaos: ChaosT;
   faults: FaultsT;
+  /** Contract checking against the OpenAPI document (docs/contract-testing.md). */
+  openapi?: { validation?: ValidationMode };
 }
 
 /** The API's answer: a default response not set yet is null (or left out). */
@@ -118,7 +121,11 @@ export function Settings(props: { ep: string }) {
           <CopyButton text={tunnelCommand} />
         </div>
       </Group>
-      <SpecCard ep={ep} />
+      <SpecCard
+        ep={ep}
+        validation={s.openapi?.validation ?? 'report'}
+        saveValidation={(validation) => patch({ openapi: { ...s.openapi, validation } })}
+      />
       <Group
         title="Default response"
         testid="settings-default"

@@ -1,6 +1,7 @@
 /**
  * The endpoint's document: an OpenAPI document or gRPC descriptors (a .proto or a descriptor set),
- * uploaded and processed by a background job; the operations or the gRPC methods found; remove.
+ * uploaded and processed by a background job; the operations or the gRPC methods found; remove; and,
+ * beside an OpenAPI document, the setting `openapi.validation` (contract checking: off, report, enforce).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, enc } from '../api';
@@ -33,9 +34,64 @@ interface Job {
   progress?: number;
 }
 
+export type ValidationMode = 'off' | 'report' | 'enforce';
+const MODES: { value: ValidationMode; label: string }[] = [
+  { value: 'off', label: 'off: not checked' },
+  { value: 'report', label: 'report: recorded in the history' },
+  { value: 'enforce', label: 'enforce: refused with 422 (401, 415)' },
+];
+
+/** `openapi.validation`, saved on its own as every settings group is. */
+function ValidationSetting(props: { mode: ValidationMode; save: (mode: ValidationMode) => Promise<void> }) {
+  const [mode, setMode] = useState(props.mode);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  useEffect(() => setMode(props.mode), [props.mode]);
+  return (
+    <form
+      class="stack"
+      data-testid="settings-validation"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        setError(null);
+        setSaved(false);
+        props.save(mode).then(
+          () => setSaved(true),
+          (e: unknown) => setError(e),
+        );
+      }}
+    >
+      <label>
+        Contract checking: requests the document describes, and their answers, checked against it
+        <select
+          name="validation"
+          value={mode}
+          onChange={(e) => setMode(e.currentTarget.value as ValidationMode)}
+        >
+          {MODES.map((m) => (
+            <option key={m.value} value={m.value}>
+              {m.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <ErrorBox error={error} />
+      <div class="row">
+        <button type="submit">Save</button>
+        {saved && <span class="muted small">Saved.</span>}
+      </div>
+    </form>
+  );
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function SpecCard(props: { ep: string }) {
+export function SpecCard(props: {
+  ep: string;
+  /** The endpoint's `openapi.validation` (`report` when not set). */
+  validation: ValidationMode;
+  saveValidation: (mode: ValidationMode) => Promise<void>;
+}) {
   const base = `/endpoints/${enc(props.ep)}`;
   const [spec, setSpec] = useState<Spec | null>(null);
   const [status, setStatus] = useState('');
@@ -121,6 +177,9 @@ export function SpecCard(props: { ep: string }) {
               }
             />
           </p>
+          {spec.type === 'openapi' && (
+            <ValidationSetting mode={props.validation} save={props.saveValidation} />
+          )}
           <table class="kv" data-testid="operations">
             <tbody>
               {spec.type === 'grpc'
