@@ -724,8 +724,8 @@ export const SETTINGS: Setting<keyof Config>[] = [
     key: 'oasSpecLimit',
     env: 'OAS_SPEC_LIMIT',
     flag: 'oas-spec-limit',
-    help: 'largest OpenAPI document (POST …/specs) in bytes',
-    default: 5 * MB,
+    help: 'largest OpenAPI document (POST …/specs) in bytes; a zip of documents counts its uncompressed bytes',
+    default: 16 * MB,
     parse: int(1024, 100 * MB),
   },
   {

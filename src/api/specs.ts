@@ -229,7 +229,7 @@ export async function specsApi(
           'application/protobuf, application/octet-stream, text/x-protobuf or ' +
           'application/x-protobuf-descriptor, or text that starts like a .proto file; `type` forces ' +
           'the kind. Anything else is an OpenAPI document, JSON or YAML. At most OAS_SPEC_LIMIT bytes ' +
-          '(5 MiB by default) for OpenAPI, 2.5 MB for gRPC. An endpoint has one spec: an upload of ' +
+          '(16 MiB by default) for OpenAPI, 2.5 MB for gRPC. An endpoint has one spec: an upload of ' +
           'either kind replaces the other. An invalid upload is 400 with the findings; a valid one is ' +
           '202 with a job to poll (type `oas` or `grpc`). Problems of an OpenAPI document that do not ' +
           "prevent mocking it are `warnings` in the job's result and in GET …/specs.",
