@@ -54,7 +54,10 @@ async function upload(port: number, endpoint: string, text: string): Promise<num
   }
 }
 
-/** The first GET operation with a 2xx response, as a request path (parameters a plain word). */
+/**
+ * The first GET operation with a 2xx response, as a request path (parameters a plain word;
+ * `/#Action=X` as `/?Action=X`).
+ */
 function operationOf(text: string): string | undefined {
   const doc = readDocument(text);
   const paths = isObject(doc['paths']) ? doc['paths'] : {};
@@ -62,7 +65,7 @@ function operationOf(text: string): string | undefined {
     const get = isObject(item) ? item['get'] : undefined;
     if (!isObject(get) || !isObject(get['responses'])) continue;
     if (Object.keys(get['responses']).some((c) => c.startsWith('2')))
-      return path.replace(/\{[^}]+\}/g, 'x1').replace(/#.*$/, '');
+      return path.replace(/\{[^}]+\}/g, 'x1').replace('#', '?');
   }
   return undefined;
 }

@@ -98,9 +98,9 @@ function walk(doc: JsonObject): { ops: Op[]; cases: Case[] } {
   return { ops, cases };
 }
 
-/** A request path for a template: each parameter a plain word. */
+/** A request path for a template: each parameter a plain word; `/#Action=X` asked as `/?Action=X`. */
 function concrete(path: string): string {
-  return path.replace(/\{[^}]+\}/g, 'x1');
+  return path.replace(/\{[^}]+\}/g, 'x1').replace('#', '?');
 }
 
 export interface Checked {

@@ -2,7 +2,8 @@
  * What public documents of the corpus (test/fixtures/openapi) showed the generator and the validator,
  * each stopped here on a small schema: an example holding `$id` twice (box.com's) made the document
  * unreadable to the validator; an `enum` of strings on `type: array` (box.com's) has no valid value; an
- * object's `minProperties` (APIs.guru's) was not met; a `text/json` answer (gov.bc.ca's) was not JSON.
+ * object's `minProperties` (APIs.guru's) was not met; a `text/json` answer (gov.bc.ca's) was not JSON;
+ * no operation of Amazon's EC2 answered, as each is a path `/#Action=…` no request carries.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -134,6 +135,40 @@ test('a text/json response is answered as JSON: a generated string is quoted', a
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^text\/json/);
     assert.equal(res.text, '"basium"');
+  } finally {
+    await app.stop();
+  }
+});
+
+test('operations told apart by a query parameter (`/#Action=…`, EC2 as APIs.guru writes it) answer `/?Action=…`', async () => {
+  const app = await startApp();
+  try {
+    await createEndpoint(app, 'actions');
+    const answer = (name: string) => ({
+      responses: {
+        '200': { description: name, content: { 'text/xml': { schema: { type: 'string', example: name } } } },
+      },
+    });
+    await uploadSpec(app, 'actions', {
+      openapi: '3.0.0',
+      info: { title: 'Q', version: '1' },
+      paths: {
+        '/#Action=DescribeInstances': { get: answer('described'), post: answer('posted') },
+        '/#Action=RunInstances': { get: answer('ran') },
+        '/plain': { get: answer('plain') },
+      },
+    });
+    const text = async (method: string, path: string): Promise<string> =>
+      (await hit(app, 'actions', method, path)).text;
+    assert.equal(await text('GET', '/?Action=DescribeInstances&Version=2016-11-15'), 'described');
+    assert.equal(await text('POST', '/?Action=DescribeInstances'), 'posted');
+    assert.equal(await text('GET', '/?Action=RunInstances'), 'ran');
+    assert.equal((await hit(app, 'actions', 'HEAD', '/?Action=RunInstances')).status, 200);
+    assert.equal(await text('GET', '/plain?Action=RunInstances'), 'plain');
+    // No Action, or one the document does not name: no operation, the endpoint's default answer.
+    assert.match(await text('GET', '/'), /has nothing configured for/);
+    assert.match(await text('GET', '/?Action=TerminateInstances'), /has nothing configured for/);
+    assert.match(await text('POST', '/?Action=RunInstances'), /has nothing configured for/);
   } finally {
     await app.stop();
   }
