@@ -148,8 +148,9 @@ try {
     const ms = await upload(mb.port, ep, text);
     const rss = rssMiB(mb.child.pid!);
     const op = operationOf(text);
-    const rps = op ? wrk(`http://127.0.0.1:${mb.port}/e/${ep}${op}`, DURATION).rps : NaN;
-    const row = `${f.padEnd(44)} ${pad(Buffer.byteLength(text), 9)} ${pad(ms.toFixed(0), 9)} ${pad(rss.toFixed(0), 8)} ${pad(Number.isNaN(rps) ? '-' : rps.toFixed(0), 7)}  ${op ? `GET ${op}` : '(no GET operation)'}`;
+    const load = op ? wrk(`http://127.0.0.1:${mb.port}/e/${ep}${op}`, DURATION) : undefined;
+    const rps = load ? load.rps : NaN;
+    const row = `${f.padEnd(44)} ${pad(Buffer.byteLength(text), 9)} ${pad(ms.toFixed(0), 9)} ${pad(rss.toFixed(0), 8)} ${pad(Number.isNaN(rps) ? '-' : rps.toFixed(0), 7)}  ${op ? `GET ${op}` : '(no GET operation)'}${load?.errors ? ` (${load.errors} errors or non-2xx)` : ''}`;
     rows.push(row);
     console.log(row);
   }
