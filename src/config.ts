@@ -290,6 +290,8 @@ export const HISTORY_EXPORT_MAX_DEFAULT = 10_000;
 /** The most HISTORY_EXPORT_MAX may be set to (the export's `limit` parameter is checked against it too). */
 export const HISTORY_EXPORT_CEILING = 1_000_000;
 
+/** OAS_SPEC_LIMIT's default: the largest OpenAPI document, or a zip's files uncompressed. */
+export const OAS_SPEC_LIMIT_DEFAULT = 16 * 1024 * 1024;
 /** OAS_SCHEMA_BUDGET's default, also the budget of a raw schema given to the generator. */
 export const OAS_SCHEMA_BUDGET_DEFAULT = 1_000_000;
 
@@ -724,8 +726,8 @@ export const SETTINGS: Setting<keyof Config>[] = [
     key: 'oasSpecLimit',
     env: 'OAS_SPEC_LIMIT',
     flag: 'oas-spec-limit',
-    help: 'largest OpenAPI document (POST …/specs) in bytes',
-    default: 5 * MB,
+    help: 'largest OpenAPI document (POST …/specs) in bytes; a zip of documents counts its uncompressed bytes',
+    default: OAS_SPEC_LIMIT_DEFAULT,
     parse: int(1024, 100 * MB),
   },
   {

@@ -40,13 +40,16 @@ export function refuseWithoutOpenapi(
 export async function uploadSpec(
   deps: SpecDeps,
   ep: EndpointRecord,
-  document: string | ValidSpec,
+  document: string | Uint8Array | ValidSpec,
   intelligenceMock: boolean,
 ): Promise<SpecJobRecord> {
   refuseWithoutOpenapi(deps, ep);
   const spec =
-    typeof document === 'string'
-      ? await validateSpec(document, { schemaBudget: deps.config.oasSchemaBudget })
+    typeof document === 'string' || document instanceof Uint8Array
+      ? await validateSpec(document, {
+          schemaBudget: deps.config.oasSchemaBudget,
+          maxBytes: deps.config.oasSpecLimit,
+        })
       : document;
   return startSpecJob(deps, ep.name, spec, intelligenceMock, async (record) => {
     const written = await deps.store.changeEndpoint(ep.name, (tx) => tx.putSpec(record));

@@ -6,7 +6,7 @@
  *   GET    /endpoints/:ep/specs          { data: { type: 'openapi', …, warnings } } or { data: { type: 'grpc', … } }
  *   DELETE /endpoints/:ep/specs          { data: { deleted: true } }
  *   GET    /endpoints/:ep/jobs/:jobId    the job, with progress, result and completedAt or failedAt
- * Which kind an upload is: spec-kind.ts. An OpenAPI document is at most OAS_SPEC_LIMIT bytes, gRPC
+ * Which kind an upload is: spec-kind.ts; a zip (its first bytes) is OpenAPI files to bundle (oas/bundle.ts). An OpenAPI document is at most OAS_SPEC_LIMIT bytes, gRPC
  * descriptors GRPC_SPEC_LIMIT; both are checked or compiled in a worker thread, so a large one does
  * not hold the requests of other clients. An endpoint has one spec: an upload of either kind
  * replaces the other.
@@ -17,7 +17,7 @@ import type { ApiDeps } from './deps.js';
 import { AppError } from '../errors.js';
 import { fileUploadParser, FileUpload } from '../http/index.js';
 import { deleteSpec, refuseWithoutOpenapi, uploadGrpcSpec, uploadSpec } from '../admin/index.js';
-import { jobView } from '../oas/index.js';
+import { isZip, jobView } from '../oas/index.js';
 import { GRPC_SPEC_LIMIT, grpcSpecView, CALL_TYPES } from '../grpc/index.js';
 import type { EndpointRecord, SpecJobRecord } from '../store/index.js';
 import { specKindOf, type SpecKind } from './spec-kind.js';
@@ -210,7 +210,8 @@ export async function specsApi(
     }
     refuseWithoutOpenapi(ctx, ep);
     refuseOver(data, oasLimit, 'OpenAPI document');
-    return uploadSpec(ctx, ep, data.toString('utf8'), intelligenceMock ?? false);
+    // A zip of files that refer to each other goes to the worker as bytes, bundled there.
+    return uploadSpec(ctx, ep, isZip(data) ? data : data.toString('utf8'), intelligenceMock ?? false);
   }
 
   app.post<{ Params: { ep: string }; Querystring: { intelligenceMock?: boolean; type?: SpecKind } }>(
@@ -229,10 +230,15 @@ export async function specsApi(
           'application/protobuf, application/octet-stream, text/x-protobuf or ' +
           'application/x-protobuf-descriptor, or text that starts like a .proto file; `type` forces ' +
           'the kind. Anything else is an OpenAPI document, JSON or YAML. At most OAS_SPEC_LIMIT bytes ' +
-          '(5 MiB by default) for OpenAPI, 2.5 MB for gRPC. An endpoint has one spec: an upload of ' +
+          '(16 MiB by default) for OpenAPI, 2.5 MB for gRPC. An endpoint has one spec: an upload of ' +
           'either kind replaces the other. An invalid upload is 400 with the findings; a valid one is ' +
           '202 with a job to poll (type `oas` or `grpc`). Problems of an OpenAPI document that do not ' +
-          "prevent mocking it are `warnings` in the job's result and in GET …/specs.",
+          "prevent mocking it are `warnings` in the job's result and in GET …/specs. A zip (as the file or " +
+          'as a body of type application/zip) of OpenAPI files that refer to each other ' +
+          '(`$ref: ./schemas/pet.yaml#/Pet`) is bundled into one document: its root is ' +
+          'openapi.yaml|json or swagger.yaml|json at its top, else its only file with `openapi` or ' +
+          '`swagger`; at most 500 entries, OAS_SPEC_LIMIT bytes uncompressed, no entry inflating more ' +
+          'than 100 times, no path leaving the zip; references to URLs or files outside it are refused.',
         params: EndpointParams,
         querystring: UploadQuery,
         response: { 202: JobAccepted },
@@ -243,15 +249,19 @@ export async function specsApi(
       const body = request.body;
       let job: SpecJobRecord;
       if (body instanceof FileUpload) {
-        const k = specKindOf({
-          forced: kind(body.fields['type']) ?? request.query.type,
-          fileName: body.fileName,
-          data: body.data,
-        });
+        const forced = kind(body.fields['type']) ?? request.query.type;
+        const k =
+          forced === undefined && isZip(body.data)
+            ? 'openapi'
+            : specKindOf({ forced, fileName: body.fileName, data: body.data });
         const im = flag(body.fields['intelligenceMock']) ?? request.query.intelligenceMock;
         job = await upload(ep, body.data, k, im, body.fileName);
       } else if (body instanceof SpecBody && body.data.toString('utf8').trim() !== '') {
-        const k = specKindOf({ forced: request.query.type, contentType: body.contentType, data: body.data });
+        const forced = request.query.type;
+        const k =
+          forced === undefined && isZip(body.data)
+            ? 'openapi'
+            : specKindOf({ forced, contentType: body.contentType, data: body.data });
         job = await upload(ep, body.data, k, request.query.intelligenceMock);
       } else
         throw new AppError(

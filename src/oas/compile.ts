@@ -5,7 +5,9 @@
  * responses expanded (flatten.ts: composition resolved within OAS_SCHEMA_BUDGET, or SchemaBudgetError), so that finding the operation
  * of a request walks the request's segments, never every operation. Concrete segments win over
  * templated ones (`/pets/mine` before `/pets/{id}`), as OpenAPI asks. A request may carry the base
- * path of the document's servers (`/v2/pets` for `basePath: /v2`) or not (`/pets`).
+ * path of the document's servers (`/v2/pets` for `basePath: /v2`) or not (`/pets`). A path with a
+ * fragment (`/#Action=DescribeInstances`, query APIs as APIs.guru writes them) is matched by the
+ * request's query (`/?Action=DescribeInstances`).
  */
 import { deref, isObject, type JsonObject } from './refs.js';
 import { HTTP_METHODS } from './document.js';
@@ -57,8 +59,11 @@ export interface CompiledSpec {
   operationCount: number;
   /** Work units expanding the responses' schemas cost (at most OAS_SCHEMA_BUDGET). */
   schemaUnits: number;
-  /** The operation for `method` and `pathname`, or undefined when none fits. */
-  match(method: string, pathname: string): OperationMatch | undefined;
+  /**
+   * The operation for `method`, `pathname` and (for operations told apart by a query parameter,
+   * `/#Action=…`) `query`, or undefined when none fits.
+   */
+  match(method: string, pathname: string, query?: Query): OperationMatch | undefined;
 }
 
 interface Param {
@@ -72,6 +77,25 @@ interface Node {
   literal: Map<string, Node>;
   params: Param[];
   ops?: Map<string, Operation>;
+  /** Operations told apart by a query parameter (`/#Action=DescribeInstances`), by method. */
+  queryOps?: { method: string; key: string; value: string; op: Operation }[];
+}
+
+/** A query parameter, one value or several. */
+export type Query = Readonly<Record<string, string | string[]>>;
+
+/**
+ * `/#Action=DescribeInstances`: the form the APIs.guru directory gives the operations of query APIs
+ * (Amazon's), told apart by a query parameter, which a request carries as `/?Action=DescribeInstances`.
+ * Answers the path and the parameter, or only the path when it has no such fragment.
+ */
+function splitFragment(path: string): { path: string; key?: string; value?: string } {
+  const hash = path.indexOf('#');
+  if (hash === -1) return { path };
+  const m = /^([^=&]+)=([^&]*)$/.exec(path.slice(hash + 1));
+  return m
+    ? { path: path.slice(0, hash), key: decode(m[1]!), value: decode(m[2]!) }
+    : { path: path.slice(0, hash) };
 }
 
 const newNode = (): Node => ({ literal: new Map(), params: [] });
@@ -129,19 +153,32 @@ function insert(root: Node, path: string): Node | undefined {
   return node;
 }
 
+/** The operation of `node` for `method` (HEAD falls back to GET), a query's own before the path's. */
+function opAt(node: Node, method: string, query: Query): Operation | undefined {
+  for (const m of method === 'HEAD' ? ['HEAD', 'GET'] : [method]) {
+    const q = node.queryOps?.find((x) => {
+      const v = x.method === m ? query[x.key] : undefined;
+      return v === x.value || (Array.isArray(v) && v.includes(x.value));
+    });
+    const op = q?.op ?? node.ops?.get(m);
+    if (op) return op;
+  }
+  return undefined;
+}
+
 function find(
   node: Node,
   segs: string[],
   i: number,
   method: string,
   params: Record<string, string>,
+  query: Query = {},
 ): Operation | undefined {
-  if (i === segs.length)
-    return node.ops?.get(method) ?? (method === 'HEAD' ? node.ops?.get('GET') : undefined);
+  if (i === segs.length) return opAt(node, method, query);
   const seg = segs[i]!;
   const lit = node.literal.get(seg);
   if (lit) {
-    const op = find(lit, segs, i + 1, method, params);
+    const op = find(lit, segs, i + 1, method, params, query);
     if (op) return op;
   }
   for (const p of node.params) {
@@ -151,7 +188,7 @@ function find(
       if (!m) continue;
       values = m.slice(1);
     } else values = [seg];
-    const op = find(p.node, segs, i + 1, method, params);
+    const op = find(p.node, segs, i + 1, method, params, query);
     if (op) {
       p.names.forEach((n, k) => (params[n] = values[k] ?? ''));
       return op;
@@ -292,7 +329,8 @@ export async function compileSpec(
   for (const [path, rawItem] of Object.entries(paths)) {
     const item = deref(root, rawItem);
     if (!isObject(item)) continue;
-    const node = insert(tree, path);
+    const fragment = splitFragment(path);
+    const node = insert(tree, fragment.path);
     if (!node) continue;
     for (const m of HTTP_METHODS) {
       const o = item[m];
@@ -312,7 +350,9 @@ export async function compileSpec(
           }),
       };
       if (typeof o['operationId'] === 'string') op.operationId = o['operationId'];
-      (node.ops ??= new Map()).set(op.method, op);
+      if (fragment.key !== undefined)
+        (node.queryOps ??= []).push({ method: op.method, key: fragment.key, value: fragment.value!, op });
+      else (node.ops ??= new Map()).set(op.method, op);
       operationCount++;
     }
     await schemas.drain(slice);
@@ -324,13 +364,14 @@ export async function compileSpec(
     intelligenceMock,
     operationCount,
     schemaUnits: schemas.spent,
-    match(method, pathname) {
+    match(method, pathname, query = {}) {
       const segs = segmentsOf(pathname).map(decode);
       const params: Record<string, string> = Object.create(null) as Record<string, string>;
-      let op = find(tree, segs, 0, method, params);
+      let op = find(tree, segs, 0, method, params, query);
       for (let i = 0; !op && i < bases.length; i++) {
         const base = segmentsOf(bases[i]!);
-        if (base.every((b, k) => segs[k] === b)) op = find(tree, segs.slice(base.length), 0, method, params);
+        if (base.every((b, k) => segs[k] === b))
+          op = find(tree, segs.slice(base.length), 0, method, params, query);
       }
       return op && { op, params };
     },

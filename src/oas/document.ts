@@ -29,6 +29,19 @@ export interface DocumentSummary {
  * YAML (whose alias expansion the yaml package bounds). Throws an Error naming what is wrong.
  */
 export function readDocument(text: string): JsonObject {
+  const doc = readObject(text);
+  if (typeof doc['openapi'] !== 'string' && doc['swagger'] !== '2.0')
+    throw new Error(
+      'The document has neither an "openapi" version (3.0, 3.1) nor "swagger": "2.0"; other formats are not supported.',
+    );
+  return doc;
+}
+
+/**
+ * An object in `text`, JSON or YAML as readDocument reads it, not necessarily a whole OpenAPI document
+ * (a file of schemas in a zip: bundle.ts). Throws an Error naming what is wrong.
+ */
+export function readObject(text: string): JsonObject {
   const t = text.replace(/^\uFEFF/, '').trimStart();
   if (t === '') throw new Error('The document is empty.');
   let doc: unknown;
@@ -46,10 +59,6 @@ export function readDocument(text: string): JsonObject {
     }
   }
   if (!isObject(doc)) throw new Error('The document is not an object (an OpenAPI or Swagger document).');
-  if (typeof doc['openapi'] !== 'string' && doc['swagger'] !== '2.0')
-    throw new Error(
-      'The document has neither an "openapi" version (3.0, 3.1) nor "swagger": "2.0"; other formats are not supported.',
-    );
   return doc;
 }
 

@@ -23,6 +23,7 @@ import { OAS_SCHEMA_BUDGET_DEFAULT } from '../config.js';
 import { isObject, type JsonObject } from './refs.js';
 import { isShape, SchemaExpander, type Expanded } from './flatten.js';
 import { fromPattern, matchesPattern, patternCheckable } from './pattern.js';
+import { byFormat, byName, key } from './faker-values.js';
 
 /** Nesting (objects and arrays) past which only required properties and the fewest items are made. */
 export const OAS_GENERATE_DEPTH = 6;
@@ -76,6 +77,23 @@ function typeOf(s: JsonObject): string | undefined {
   return undefined;
 }
 
+/** The JSON type of a value, as a schema's `type` names it. */
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+/** Whether `v` is of the schema's declared `type` (any value when it declares none). */
+function ofType(s: JsonObject, v: unknown): boolean {
+  const t = s['type'];
+  const types = typeof t === 'string' ? [t] : Array.isArray(t) ? t : undefined;
+  if (types === undefined) return true;
+  const vt = jsonType(v);
+  return types.includes(vt) || (vt === 'integer' && types.includes('number'));
+}
+
 /** The least value of a schema's type: where the bounds stop building. */
 function least(s: JsonObject): unknown {
   switch (typeOf(s)) {
@@ -109,8 +127,11 @@ function gen(st: State, s: unknown, name: string, depth: number): unknown {
   }
   if (s['const'] !== undefined) return s['const'];
   if (Array.isArray(s['enum']) && s['enum'].length > 0) {
-    const choices = s['enum'].filter((v) => v !== null);
-    return choices.length > 0 ? st.faker.helpers.arrayElement(choices) : null;
+    // Only the choices of the declared type: `type: array` with `enum: [open, company]` (box.com's)
+    // has none, and no value is valid: it is left out, as a pattern without a match is.
+    const choices = s['enum'].filter((v) => v !== null && ofType(s, v));
+    if (choices.length > 0) return st.faker.helpers.arrayElement(choices);
+    return s['enum'].includes(null) ? null : undefined;
   }
   const spent = st.nodes > OAS_GENERATE_NODES;
   const shallow = depth >= OAS_GENERATE_DEPTH || spent;
@@ -151,6 +172,43 @@ function objectFor(st: State, s: JsonObject, depth: number, shallow: boolean): J
     const v = isObject(extra) ? gen(st, extra, key, depth + 1) : stringFor(st, {}, key);
     if (v !== undefined) setOwn(out, key, v);
   }
+  return sized(st, s, out, properties, required, depth);
+}
+
+/**
+ * `out` within `minProperties` and `maxProperties` (the least capped at OAS_GENERATE_ITEMS): the
+ * declared properties left out first, then `additionalProperties` (`key1`, `key2` …) unless false;
+ * past the most, optional properties dropped from the end.
+ */
+function sized(
+  st: State,
+  s: JsonObject,
+  out: JsonObject,
+  properties: JsonObject,
+  required: Set<string>,
+  depth: number,
+): JsonObject {
+  const min = typeof s['minProperties'] === 'number' ? Math.min(s['minProperties'], OAS_GENERATE_ITEMS) : 0;
+  const count = (): number => Object.keys(out).length;
+  for (const [key, prop] of Object.entries(properties)) {
+    if (count() >= min) break;
+    if (Object.hasOwn(out, key)) continue;
+    const v = gen(st, prop, key, depth + 1);
+    if (v !== undefined) setOwn(out, key, v);
+  }
+  const extra = s['additionalProperties'];
+  for (let i = 1; count() < min && extra !== false && i <= 2 * OAS_GENERATE_ITEMS; i++) {
+    const key = `key${i}`;
+    if (Object.hasOwn(out, key)) continue;
+    const v = isObject(extra) ? gen(st, extra, key, depth + 1) : stringFor(st, {}, key);
+    if (v !== undefined) setOwn(out, key, v);
+  }
+  const max = s['maxProperties'];
+  if (typeof max === 'number')
+    for (const key of Object.keys(out).reverse()) {
+      if (count() <= max) break;
+      if (!required.has(key)) delete out[key];
+    }
   return out;
 }
 
@@ -191,11 +249,6 @@ function arrayFor(
   return out;
 }
 
-/** A field name reduced for matching: `created_at`, `Created-At` and `createdAt` are `createdat`. */
-function key(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
-}
-
 function numberFor(st: State, s: JsonObject, name: string, integer: boolean): number {
   const n = key(name);
   let [lo, hi] = ((): [number, number] => {
@@ -234,80 +287,6 @@ function numberFor(st: State, s: JsonObject, name: string, integer: boolean): nu
   if (integer)
     return st.faker.number.int({ min: Math.ceil(lo), max: Math.max(Math.ceil(lo), Math.floor(hi)) });
   return st.faker.number.float({ min: lo, max: hi, fractionDigits: 2 });
-}
-
-function byFormat(f: Faker, format: string): string | undefined {
-  switch (format) {
-    case 'email':
-    case 'idn-email':
-      return f.internet.email();
-    case 'uuid':
-      return f.string.uuid();
-    case 'date-time':
-      return f.date.recent({ days: 30 }).toISOString();
-    case 'date':
-      return f.date.recent({ days: 30 }).toISOString().slice(0, 10);
-    case 'time':
-      return f.date.recent().toISOString().slice(11, 19) + 'Z';
-    case 'uri':
-    case 'url':
-    case 'iri':
-    case 'uri-reference':
-    case 'iri-reference':
-      return f.internet.url();
-    case 'hostname':
-    case 'idn-hostname':
-      return f.internet.domainName();
-    case 'ipv4':
-      return f.internet.ipv4();
-    case 'ipv6':
-      return f.internet.ipv6();
-    case 'byte':
-      return Buffer.from(f.lorem.words(3)).toString('base64');
-    case 'binary':
-      return f.string.alphanumeric(16);
-    case 'password':
-      return f.internet.password();
-    case 'int32':
-    case 'int64':
-      return String(f.number.int({ min: 1, max: 100_000 }));
-    default:
-      return undefined;
-  }
-}
-
-function byName(f: Faker, name: string): string | undefined {
-  const n = key(name);
-  if (n === '') return undefined;
-  if (n.includes('email')) return f.internet.email();
-  if (/^(firstname|givenname|forename)$/.test(n)) return f.person.firstName();
-  if (/^(lastname|surname|familyname)$/.test(n)) return f.person.lastName();
-  if (/^(name|fullname|displayname|author|owner|customername|contactname)$/.test(n))
-    return f.person.fullName();
-  if (/^(username|login|nickname|handle)$/.test(n)) return f.internet.username();
-  if (/(phone|mobile|fax|tel)/.test(n)) return f.phone.number();
-  if (/(street|address)/.test(n)) return f.location.streetAddress();
-  if (/^city$/.test(n)) return f.location.city();
-  if (/^(zip|zipcode|postcode|postalcode)$/.test(n)) return f.location.zipCode();
-  if (/^(countrycode)$/.test(n)) return f.location.countryCode();
-  if (/^country$/.test(n)) return f.location.country();
-  if (/^(state|province|region)$/.test(n)) return f.location.state();
-  if (/(company|organization|organisation|employer)/.test(n)) return f.company.name();
-  if (/(avatar|image|photo|picture|thumbnail)/.test(n)) return f.image.url();
-  if (/(url|uri|website|homepage|link|href)$/.test(n)) return f.internet.url();
-  if (/(password|secret)$/.test(n)) return f.internet.password();
-  if (/(token|hash|apikey)$/.test(n)) return f.string.alphanumeric(32);
-  if (/^(ip|ipaddress)$/.test(n)) return f.internet.ipv4();
-  if (/^(uuid|guid|id)$/.test(n) || /id$/.test(n)) return f.string.uuid();
-  if (/(date|time|at|timestamp)$/.test(n)) return f.date.recent({ days: 30 }).toISOString();
-  if (/(description|summary|bio|comment|message|text|content|body|note)s?$/.test(n))
-    return f.lorem.sentence();
-  if (/^(title|headline|subject)$/.test(n)) return f.lorem.words(3);
-  if (/(colou?r)$/.test(n)) return f.color.human();
-  if (/^currency(code)?$/.test(n)) return f.finance.currencyCode();
-  if (/^(slug)$/.test(n)) return f.lorem.slug();
-  if (/^(language|lang|locale)$/.test(n)) return f.helpers.arrayElement(['en', 'de', 'fr', 'es', 'pt', 'it']);
-  return undefined;
 }
 
 /**

@@ -31,3 +31,4 @@ export { parsePrefer, type OasAnswer } from './respond.js';
 export type { OperationSummary } from './document.js';
 export { OAS_WARNINGS_MAX, OAS_EXAMPLE_CHECKS, type SpecWarning } from './lint.js';
 export { OAS_PATTERN_ATTEMPTS, OAS_PATTERN_STEPS, OAS_PATTERN_EXTRA } from './pattern.js';
+export { isZip, OAS_ZIP_ENTRIES, OAS_ZIP_RATIO } from './bundle.js';

@@ -30,13 +30,56 @@ function re2(pattern: string): { test: (s: string) => boolean; toString: () => s
 }
 re2.code = 're2';
 
-/** A copy of a Swagger 2.0 or OpenAPI 3.0 value with its schema words rewritten into draft-07. */
-function rewrite(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(rewrite);
+/**
+ * Keys whose children are names (of properties, responses, media types …), not keywords: a property
+ * called `example` or the response `default` is kept.
+ */
+const NAME_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+  'paths',
+  'responses',
+  'schemas',
+  'parameters',
+  'headers',
+  'content',
+  'requestBodies',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'encoding',
+  'variables',
+  'webhooks',
+]);
+
+/**
+ * Keywords that hold data, not schemas, and do not change what is valid: left out of the validator's
+ * copy, since ajv reads every key of an object it does not know as a schema, so an example holding
+ * `$id: …` twice made the document unreadable ("resolves to more than one schema"; box.com's).
+ */
+function annotation(key: string): boolean {
+  return key === 'example' || key === 'examples' || key === 'default' || key.startsWith('x-');
+}
+
+/**
+ * The validator's copy of a document: annotations left out (above) and, but for OpenAPI 3.1, a Swagger
+ * 2.0 or OpenAPI 3.0 value with its schema words rewritten into draft-07.
+ */
+function rewrite(v: unknown, is31: boolean, names = false): unknown {
+  if (Array.isArray(v)) return v.map((x) => rewrite(x, is31));
   if (!isObject(v)) return v;
   const out: JsonObject = {};
-  for (const [k, x] of Object.entries(v)) out[k] = rewrite(x);
-  if (out['nullable'] === true || out['x-nullable'] === true) {
+  for (const [k, x] of Object.entries(v)) {
+    if (!names && annotation(k)) continue;
+    // `enum` and `const` are data that decide what is valid: copied as they are.
+    out[k] = k === 'enum' || k === 'const' ? x : rewrite(x, is31, !names && NAME_MAPS.has(k));
+  }
+  if (is31) return out;
+  if (out['nullable'] === true || v['x-nullable'] === true) {
     if (typeof out['type'] === 'string') out['type'] = [out['type'], 'null'];
     const choices: unknown = out['enum'];
     if (Array.isArray(choices) && !choices.includes(null)) out['enum'] = [...(choices as unknown[]), null];
@@ -71,7 +114,7 @@ export class DocumentSchemas {
     const is31 = typeof doc['openapi'] === 'string' && doc['openapi'].startsWith('3.1');
     this.ajv = is31 ? new Ajv2020(opts) : new Ajv(opts);
     extend?.(this.ajv);
-    const copy = (is31 ? structuredClone(doc) : rewrite(doc)) as JsonObject;
+    const copy = rewrite(doc, is31) as JsonObject;
     // The document's own `$id`/`$schema` would change how its schemas are read.
     delete copy['$id'];
     delete copy['$schema'];

@@ -60,7 +60,8 @@ function pickResponse(
   );
 }
 
-const isJson = (type: string): boolean => /^application\/(.+\+)?json\b/i.test(type) || type === '*/*';
+// `text/json` is JSON too, as documents of ASP.NET services name it (gov.bc.ca's).
+const isJson = (type: string): boolean => /^(application|text)\/(.+\+)?json\b/i.test(type) || type === '*/*';
 
 /** The media type the client accepts (in the order of its `q`), else JSON, else the first. */
 function pickMedia(contents: MediaSpec[], accept: string | undefined): MediaSpec | undefined {

@@ -51,7 +51,7 @@ export async function specAnswer(
 ): Promise<OasAnswer | undefined> {
   const spec = await compiledSpecOf(ctx, ep);
   if (!spec) return undefined;
-  const m = spec.match(request.method, request.pathname);
+  const m = spec.match(request.method, request.pathname, request.query);
   const faker = fakerOf(locale);
   if (!m || !faker) return undefined;
   return respond(spec, m.op, request, faker);

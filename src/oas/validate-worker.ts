@@ -1,5 +1,6 @@
 /**
- * The validation worker thread: reads one uploaded document (JSON or YAML), refuses `$ref`s that
+ * The validation worker thread: reads one uploaded document (JSON or YAML, or a zip of files bundled
+ * into one: bundle.ts), refuses `$ref`s that
  * point outside it, and validates it with @readme/openapi-parser against the Swagger 2.0, OpenAPI 3.0
  * or 3.1 schema. Problems that do not prevent mocking (the parser's own rules, a dangling reference,
  * an unused component, an invalid example, no operations: lint.ts) are warnings, not refusals. It runs here, not on the thread that answers requests,
@@ -9,6 +10,7 @@
 import { parentPort } from 'node:worker_threads';
 import { validate } from '@readme/openapi-parser';
 import { readDocument, summarize, type DocumentSummary } from './document.js';
+import { BundleError, bundleZip } from './bundle.js';
 import { externalRefs } from './refs.js';
 import { schemaUnitsOf } from './compile.js';
 import { SchemaBudgetError } from './flatten.js';
@@ -21,7 +23,10 @@ import {
 } from './lint.js';
 
 export interface CheckRequest {
-  text: string;
+  /** The document as text (JSON or YAML), or a zip of files that refer to each other (bundle.ts). */
+  text: string | Uint8Array;
+  /** OAS_SPEC_LIMIT: the most a zip's files may be uncompressed, together. */
+  maxBytes: number;
   /** OAS_SCHEMA_BUDGET: units the responses' schemas may cost to expand. */
   schemaBudget: number;
 }
@@ -55,11 +60,23 @@ function headline(message: string): string {
   return here ? `${first} (${here.replace(/^.*\^\s*/, '')})` : first;
 }
 
-async function check({ text, schemaBudget }: CheckRequest): Promise<CheckReply> {
+async function check({ text, maxBytes, schemaBudget }: CheckRequest): Promise<CheckReply> {
   let doc;
   try {
-    doc = readDocument(text);
+    doc = typeof text === 'string' ? readDocument(text) : bundleZip(text, maxBytes);
   } catch (err) {
+    if (err instanceof BundleError)
+      return {
+        ok: false,
+        message: `The zip cannot be bundled into one document: ${err.message}`,
+        findings: [
+          {
+            path: err.path,
+            message: err.message,
+            ...(err.received === undefined ? {} : { received: err.received }),
+          },
+        ],
+      };
     const message = (err as Error).message;
     return { ok: false, message, findings: [{ path: '/', message }] };
   }

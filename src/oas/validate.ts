@@ -5,7 +5,7 @@
  * moment are refused with 429 rather than queued without bound (each holds up to OAS_SPEC_LIMIT bytes).
  */
 import { Worker } from 'node:worker_threads';
-import { OAS_SCHEMA_BUDGET_DEFAULT } from '../config.js';
+import { OAS_SCHEMA_BUDGET_DEFAULT, OAS_SPEC_LIMIT_DEFAULT } from '../config.js';
 import { AppError } from '../errors.js';
 import type { DocumentSummary } from './document.js';
 import type { SpecWarning } from './lint.js';
@@ -104,20 +104,25 @@ async function slot(): Promise<() => void> {
 }
 
 /**
- * Reads and validates `text` (JSON or YAML; Swagger 2.0, OpenAPI 3.0 or 3.1), and expands its
+ * Reads and validates `text` (JSON or YAML; Swagger 2.0, OpenAPI 3.0 or 3.1; or a zip of files that
+ * refer to each other, bundled into one within `maxBytes` uncompressed: bundle.ts), and expands its
  * responses' schemas within `schemaBudget` units (OAS_SCHEMA_BUDGET). Resolves with the document and
  * its summary and warnings; throws AppError `validation_error` with the parser's findings, or the schema where the
  * budget ran out, as details.
  */
 export async function validateSpec(
-  text: string,
-  opts: { schemaBudget?: number; timeoutMs?: number } = {},
+  text: string | Uint8Array,
+  opts: { schemaBudget?: number; timeoutMs?: number; maxBytes?: number } = {},
 ): Promise<ValidSpec> {
   const release = await slot();
   let reply: CheckReply;
   try {
     reply = await runWorker(
-      { text, schemaBudget: opts.schemaBudget ?? OAS_SCHEMA_BUDGET_DEFAULT },
+      {
+        text,
+        maxBytes: opts.maxBytes ?? OAS_SPEC_LIMIT_DEFAULT,
+        schemaBudget: opts.schemaBudget ?? OAS_SCHEMA_BUDGET_DEFAULT,
+      },
       opts.timeoutMs ?? OAS_VALIDATION_TIMEOUT_MS,
     );
   } finally {

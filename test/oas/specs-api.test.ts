@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { startApp } from '../helpers/app.js';
+import { testConfig } from '../../src/config.js';
 import { assertError, call, createEndpoint, scopedKey } from '../helpers/api-helpers.js';
 import { PETSTORE_30_YAML, STORE_20, USERS_31 } from './fixtures.js';
 import { postSpec, postSpecMultipart, uploadSpec, waitForJob } from './oas-helpers.js';
@@ -222,6 +223,30 @@ test('OAS_SPEC_LIMIT: limit − 1 and limit bytes are taken, limit + 1 is 413 (b
       413,
       'payload_too_large',
     );
+  } finally {
+    await app.stop();
+  }
+});
+
+test('the default OAS_SPEC_LIMIT is 16 MiB: a document of 16 MiB is taken, one of 16 MiB + 1 byte is 413 in the error shape', async () => {
+  const app = await startApp();
+  try {
+    assert.equal(testConfig().oasSpecLimit, 16 * 1024 * 1024);
+    await createEndpoint(app, 'big');
+    const base = JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 'B', version: '1' },
+      paths: { '/a': { get: { responses: { '204': { description: 'none' } } } } },
+    });
+    const at = base + ' '.repeat(16 * 1024 * 1024 - base.length);
+    const ok = await postSpec(app, 'big', at, { contentType: 'application/json' });
+    assert.equal(ok.status, 202, ok.text);
+    await waitForJob(app, 'big', ok.body.jobId);
+    const over = at + ' ';
+    const r = await postSpec(app, 'big', over, { contentType: 'application/json' });
+    assertError(r, 413, 'payload_too_large');
+    assert.equal(typeof r.body.error.message, 'string');
+    assertError(await postSpecMultipart(app, 'big', over, {}, 'openapi.json'), 413, 'payload_too_large');
   } finally {
     await app.stop();
   }
