@@ -1,12 +1,12 @@
 /**
  * Validating an uploaded document off the event loop: each document gets a fresh worker thread
- * (validate-worker.ts) with bounded memory and time, ended once it answers. At most
+ * (validate-worker.ts) with bounded memory and time (worker-thread.ts' `boundedWorker`). At most
  * `OAS_VALIDATIONS_AT_ONCE` run together and `OAS_VALIDATIONS_WAITING` wait; more uploads at the same
  * moment are refused with 429 rather than queued without bound (each holds up to OAS_SPEC_LIMIT bytes).
  */
-import { Worker } from 'node:worker_threads';
 import { OAS_SCHEMA_BUDGET_DEFAULT, OAS_SPEC_LIMIT_DEFAULT } from '../config.js';
 import { AppError } from '../errors.js';
+import { boundedWorker } from '../worker-thread.js';
 import type { DocumentSummary } from './document.js';
 import type { SpecWarning } from './lint.js';
 import type { CheckReply, CheckRequest } from './validate-worker.js';
@@ -26,82 +26,29 @@ export const OAS_VALIDATION_HEAP_MB = 512;
  */
 export type ValidSpec = DocumentSummary & { document: string; warnings: SpecWarning[] };
 
-/** Under tsx (the tests) the worker is TypeScript and needs tsx's loader too. */
-function startWorker(): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(`./validate-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  const resourceLimits = { maxOldGenerationSizeMb: OAS_VALIDATION_HEAP_MB };
-  if (!fromSource) return new Worker(url, { resourceLimits });
-  const code = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(code, { eval: true, resourceLimits });
-}
-
 function refused(message: string): AppError {
   return new AppError('validation_error', message, { details: [{ path: '/', message }] });
 }
 
-function runWorker(request: CheckRequest, timeoutMs: number): Promise<CheckReply> {
-  return new Promise((resolve, reject) => {
-    const worker = startWorker();
-    let settled = false;
-    const finish = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      fn();
-      void worker.terminate();
-    };
-    const timer = setTimeout(
-      () =>
-        finish(() =>
-          reject(
-            refused(
-              `The document could not be validated within ${timeoutMs / 1000} s; it is too large or too complex.`,
-            ),
-          ),
-        ),
-      timeoutMs,
-    );
-    worker.once('message', (reply: CheckReply) => finish(() => resolve(reply)));
-    worker.once('error', (err: Error & { code?: string }) =>
-      finish(() =>
-        reject(
-          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? refused(
-                'The document needs more memory to validate than a document may use; it is too large or too complex.',
-              )
-            : err,
-        ),
+const check = boundedWorker<CheckRequest, CheckReply>({
+  from: import.meta.url,
+  name: 'validate-worker',
+  heapMb: OAS_VALIDATION_HEAP_MB,
+  atOnce: OAS_VALIDATIONS_AT_ONCE,
+  waiting: OAS_VALIDATIONS_WAITING,
+  refusals: {
+    tooSlow: (s) =>
+      refused(`The document could not be validated within ${s} s; it is too large or too complex.`),
+    tooBig: () =>
+      refused(
+        'The document needs more memory to validate than a document may use; it is too large or too complex.',
       ),
-    );
-    worker.once('exit', (code) =>
-      finish(() => reject(new Error(`OpenAPI validation worker exited with code ${code}`))),
-    );
-    worker.postMessage(request);
-  });
-}
-
-let running = 0;
-const waiting: (() => void)[] = [];
-
-async function slot(): Promise<() => void> {
-  if (running >= OAS_VALIDATIONS_AT_ONCE) {
-    if (waiting.length >= OAS_VALIDATIONS_WAITING)
-      throw new AppError(
-        'rate_limited',
-        'Too many documents are being validated at the moment; retry shortly.',
-        {
-          headers: { 'retry-after': '5' },
-        },
-      );
-    await new Promise<void>((r) => waiting.push(r));
-  } else running++;
-  return () => {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
-  };
-}
+    busy: () =>
+      new AppError('rate_limited', 'Too many documents are being validated at the moment; retry shortly.', {
+        headers: { 'retry-after': '5' },
+      }),
+  },
+});
 
 /**
  * Reads and validates `text` (JSON or YAML; Swagger 2.0, OpenAPI 3.0 or 3.1; or a zip of files that
@@ -114,20 +61,14 @@ export async function validateSpec(
   text: string | Uint8Array,
   opts: { schemaBudget?: number; timeoutMs?: number; maxBytes?: number } = {},
 ): Promise<ValidSpec> {
-  const release = await slot();
-  let reply: CheckReply;
-  try {
-    reply = await runWorker(
-      {
-        text,
-        maxBytes: opts.maxBytes ?? OAS_SPEC_LIMIT_DEFAULT,
-        schemaBudget: opts.schemaBudget ?? OAS_SCHEMA_BUDGET_DEFAULT,
-      },
-      opts.timeoutMs ?? OAS_VALIDATION_TIMEOUT_MS,
-    );
-  } finally {
-    release();
-  }
+  const reply = await check(
+    {
+      text,
+      maxBytes: opts.maxBytes ?? OAS_SPEC_LIMIT_DEFAULT,
+      schemaBudget: opts.schemaBudget ?? OAS_SCHEMA_BUDGET_DEFAULT,
+    },
+    opts.timeoutMs ?? OAS_VALIDATION_TIMEOUT_MS,
+  );
   if (!reply.ok) throw new AppError('validation_error', reply.message, { details: reply.findings });
   const { ok: _ok, ...valid } = reply;
   return valid;
