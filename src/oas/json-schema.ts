@@ -57,6 +57,7 @@ function rewrite(v: unknown): unknown {
 /** Validates values against the schemas of one document, found by their JSON pointers. */
 export class DocumentSchemas {
   private readonly ajv: Ajv;
+  private readonly is31: boolean;
 
   /** `extra`: options for the validator; `extend`: plugins (the tests add formats). */
   constructor(doc: JsonObject, extra: Options = {}, extend?: (ajv: Ajv) => void) {
@@ -69,6 +70,7 @@ export class DocumentSchemas {
       ...extra,
     };
     const is31 = typeof doc['openapi'] === 'string' && doc['openapi'].startsWith('3.1');
+    this.is31 = is31;
     this.ajv = is31 ? new Ajv2020(opts) : new Ajv(opts);
     extend?.(this.ajv);
     const copy = (is31 ? structuredClone(doc) : rewrite(doc)) as JsonObject;
@@ -83,6 +85,14 @@ export class DocumentSchemas {
     const v = this.ajv.getSchema(`${DOC_ID}#${pointer}`);
     if (!v) throw new Error(`No schema at ${pointer}`);
     return v;
+  }
+
+  /**
+   * A validator of `schema`, a schema that is not in the document as it is (a Swagger 2.0 parameter's
+   * own keywords), rewritten as the document's are. It has no `$ref`s of its own.
+   */
+  compile(schema: JsonObject): ValidateFunction {
+    return this.ajv.compile(this.is31 ? schema : (rewrite(schema) as JsonObject));
   }
 
   /** Why `value` is not valid against the validator, as one line, or undefined when it is. */
