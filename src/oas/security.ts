@@ -100,8 +100,8 @@ export function parseCookies(header: string | undefined): Record<string, string>
   if (!header) return out;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
+    const name = eq === -1 ? '' : part.slice(0, eq).trim();
+    if (name === '') continue;
     const raw = part
       .slice(eq + 1)
       .trim()
