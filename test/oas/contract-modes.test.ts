@@ -11,7 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ADMIN_KEY } from '../helpers/app.js';
 import { useApp } from '../helpers/endpoint.js';
 import { call, createEndpoint, createRule } from '../helpers/api-helpers.js';
-import { hit, uploadSpec } from './oas-helpers.js';
+import { uploadSpec } from './oas-helpers.js';
 import { req } from '../mock/rule-helpers.js';
 import { withContract } from '../../src/mock/contract-step.js';
 import { effectiveSettings, type Endpoint, type MockStep } from '../../src/mock/index.js';
@@ -100,7 +100,7 @@ async function send(
   return {
     status: r.statusCode,
     text: r.body,
-    json: () => r.json() as { error: { code: string; details?: unknown[] } },
+    json: () => r.json<{ error: { code: string; details?: unknown[] } }>(),
   };
 }
 
