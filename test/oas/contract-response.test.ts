@@ -14,7 +14,10 @@ import { checkResponse, responseFor } from '../../src/oas/contract-response.js';
 import { capViolations, OAS_CONTRACT_VIOLATIONS_MAX } from '../../src/oas/contract-request.js';
 import { checkerAt, countNodes } from '../../src/oas/contract-schemas.js';
 import { readDocument } from '../../src/oas/document.js';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { respond } from '../../src/oas/respond.js';
+import { fakerOf, loadFakeData } from '../../src/template/index.js';
+import { req } from '../mock/rule-helpers.js';
 
 const DOC = {
   openapi: '3.0.3',
@@ -236,4 +239,32 @@ test('the OAI petstore (allOf of $refs): a pet keeps the contract, one without i
   assert.deepEqual(checkResponse(spec, m.op, answer(200, '{"name":"Rex"}', JSON_TYPE)).violations, [
     { in: 'body', path: '/id', message: 'is required' },
   ]);
+});
+
+test("generated answers keep their operation's response contract: every operation of the fixture documents", async () => {
+  await loadFakeData();
+  const faker = fakerOf('en')!;
+  const dir = new URL('../fixtures/openapi/', import.meta.url);
+  let checked = 0;
+  for (const file of readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f))) {
+    const spec = await compileSpec(readDocument(readFileSync(new URL(file, dir), 'utf8')), true);
+    const paths = (spec.root['paths'] ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [path, item] of Object.entries(paths))
+      for (const method of Object.keys(item).filter((k) =>
+        ['get', 'post', 'put', 'delete', 'patch'].includes(k),
+      )) {
+        const concrete = path.replace(/\{[^}]+\}/g, '1');
+        const m = spec.match(method.toUpperCase(), concrete);
+        if (!m) continue;
+        const r = await req(method.toUpperCase(), concrete, { headers: { accept: 'application/json' } });
+        const { answer: a } = respond(spec, m.op, r, faker);
+        assert.deepEqual(
+          checkResponse(spec, m.op, a).violations,
+          [],
+          `${file} ${method} ${path}: ${String(a.body)}`,
+        );
+        checked++;
+      }
+  }
+  assert.ok(checked > 30, `${checked} operations`);
 });
