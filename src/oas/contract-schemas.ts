@@ -4,7 +4,8 @@
  * `"12"` is not an integer) and `coercing` for what arrives as text (parameters, form fields: `12`
  * is an integer, `abc` is not; a lone value where an array is declared is a one-item array). Each
  * schema is compiled once, on its first use, and kept (a WeakMap on the spec: an upload that
- * replaces it drops them all).
+ * replaces it drops them all). A request's validators do not require `readOnly` properties, an
+ * answer's do not require `writeOnly` ones (each reads its own copy of the document when it has any).
  *
  * Bounded: ajv's compile is synchronous and grows with the schema, so a schema whose reachable nodes
  * (its `$ref`s followed, each node once) pass OAS_CONTRACT_SCHEMA_NODES is never compiled: it is
@@ -50,9 +51,11 @@ function withFormats(ajv: Ajv): void {
 /** A compiled validator, or why there is none (the schema was skipped). */
 export type Checker = { validate: ValidateFunction } | { skipped: string };
 
+/** Which way a value goes: a request's `readOnly` and an answer's `writeOnly` properties are never required. */
+export type Direction = 'request' | 'response';
+
 class SpecSchemas {
-  private strictDoc: DocumentSchemas | undefined;
-  private coercingDoc: DocumentSchemas | undefined;
+  private readonly docs = new Map<string, DocumentSchemas>();
   private readonly made = new Map<string, Checker>();
 
   constructor(
@@ -60,24 +63,24 @@ class SpecSchemas {
     private readonly maxNodes: number,
   ) {}
 
-  checker(pointer: string, coerce: boolean, own: boolean): Checker {
-    const key = `${coerce ? 'c' : 's'}${own ? 'o' : ''}${pointer}`;
+  checker(pointer: string, direction: Direction, coerce: boolean, own: boolean): Checker {
+    const key = `${direction} ${coerce ? 'c' : 's'}${own ? 'o' : ''} ${pointer}`;
     let c = this.made.get(key);
     if (!c) {
-      c = this.make(pointer, coerce, own);
+      c = this.make(pointer, direction, coerce, own);
       this.made.set(key, c);
     }
     return c;
   }
 
-  private make(pointer: string, coerce: boolean, own: boolean): Checker {
+  private make(pointer: string, direction: Direction, coerce: boolean, own: boolean): Checker {
     const nodes = countNodes(this.spec.root, pointer, this.maxNodes);
     if (nodes > this.maxNodes)
       return {
         skipped: `The schema at ${pointer} was not checked: it has more than ${this.maxNodes} nodes (OAS_CONTRACT_SCHEMA_NODES).`,
       };
     try {
-      const doc = this.doc(coerce);
+      const doc = this.doc(direction, coerce);
       if (!own) return { validate: doc.at(pointer) };
       return { validate: doc.compile(ownSchema(resolvePointer(this.spec.root, `#${pointer}`))) };
     } catch (err) {
@@ -87,16 +90,61 @@ class SpecSchemas {
     }
   }
 
-  private doc(coerce: boolean): DocumentSchemas {
-    const opts = { validateFormats: true, logger: false as const };
-    if (coerce)
-      return (this.coercingDoc ??= new DocumentSchemas(
-        this.spec.root,
-        { ...opts, coerceTypes: 'array' },
-        withFormats,
-      ));
-    return (this.strictDoc ??= new DocumentSchemas(this.spec.root, opts, withFormats));
+  private doc(direction: Direction, coerce: boolean): DocumentSchemas {
+    const key = `${direction} ${coerce}`;
+    let d = this.docs.get(key);
+    if (!d) {
+      const root = withoutRequired(this.spec.root, direction === 'request' ? 'readOnly' : 'writeOnly');
+      const opts = { validateFormats: true, logger: false as const };
+      d = new DocumentSchemas(root, coerce ? { ...opts, coerceTypes: 'array' } : opts, withFormats);
+      this.docs.set(key, d);
+    }
+    return d;
   }
+}
+
+/**
+ * `root`, or a copy of it in which no `required` list names a property marked `flag` (`readOnly`:
+ * a client does not send it; `writeOnly`: a server does not answer it). The property is looked for
+ * in the same schema's `properties` (its `$ref` followed); `root` itself when no schema is marked.
+ */
+export function withoutRequired(root: JsonObject, flag: 'readOnly' | 'writeOnly'): JsonObject {
+  const marked = (v: unknown): boolean => isObject(v) && v[flag] === true;
+  let any = false;
+  const scan: unknown[] = [root];
+  while (scan.length > 0 && !any) {
+    const v = scan.pop();
+    if (Array.isArray(v)) scan.push(...(v as unknown[]));
+    else if (isObject(v)) {
+      if (marked(v)) any = true;
+      for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) scan.push(x);
+    }
+  }
+  if (!any) return root;
+  const copy = structuredClone(root);
+  const stack: unknown[] = [copy];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      stack.push(...(v as unknown[]));
+      continue;
+    }
+    if (!isObject(v)) continue;
+    const props = v['properties'];
+    if (Array.isArray(v['required']) && isObject(props))
+      v['required'] = (v['required'] as unknown[]).filter(
+        (name) =>
+          !(typeof name === 'string' && Object.hasOwn(props, name) && marked(derefIn(copy, props[name]))),
+      );
+    for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) stack.push(x);
+  }
+  return copy;
+}
+
+function derefIn(root: JsonObject, v: unknown): unknown {
+  for (let hops = 0; hops < 16 && isObject(v) && typeof v['$ref'] === 'string'; hops++)
+    v = resolvePointer(root, v['$ref']);
+  return v;
 }
 
 const bySpec = new WeakMap<CompiledSpec, SpecSchemas>();
@@ -131,18 +179,18 @@ function ownSchema(param: unknown): JsonObject {
 
 /**
  * The validator of the schema at `pointer` in `spec`'s document, compiled on first use; `coerce` for
- * values that arrive as text; `own` when what is there is a Swagger 2.0 parameter, itself a schema.
- * `maxNodes` is for tests.
+ * values that arrive as text; `own` when what is there is a Swagger 2.0 parameter, itself a schema;
+ * `direction` (default `request`) for readOnly and writeOnly. `maxNodes` is for tests.
  */
 export function checkerAt(
   spec: CompiledSpec,
   pointer: string,
-  opts: { coerce: boolean; own?: boolean },
+  opts: { coerce: boolean; own?: boolean; direction?: Direction },
   maxNodes = OAS_CONTRACT_SCHEMA_NODES,
 ): Checker {
   let s = bySpec.get(spec);
   if (!s) bySpec.set(spec, (s = new SpecSchemas(spec, maxNodes)));
-  return s.checker(pointer, opts.coerce, opts.own === true);
+  return s.checker(pointer, opts.direction ?? 'request', opts.coerce, opts.own === true);
 }
 
 /**
