@@ -1,28 +1,30 @@
 /**
- * The validators contract checking (SPEC §7) runs, per compiled spec: two ajv instances over the
- * document (json-schema.ts), made on the first request that needs one: `strict` for JSON bodies (a
- * `"12"` is not an integer) and `coercing` for what arrives as text (parameters, form fields: `12`
- * is an integer, `abc` is not; a lone value where an array is declared is a one-item array). Each
- * schema is compiled once, on its first use, and kept (a WeakMap on the spec: an upload that
- * replaces it drops them all). A request's validators do not require `readOnly` properties, an
- * answer's do not require `writeOnly` ones (each reads its own copy of the document when it has any).
+ * The validators contract checking (SPEC §7) runs, per compiled spec: ajv instances made on the
+ * first request that needs one, `strict` for JSON bodies (a `"12"` is not an integer) and `coercing`
+ * for what arrives as text (parameters, form fields: `12` is an integer, `abc` is not; a lone value
+ * where an array is declared is a one-item array), with the schema words of Swagger 2.0 and OpenAPI
+ * 3.0 rewritten as json-schema.ts does and patterns in RE2. Each schema is compiled once, on its first
+ * use, and kept (a WeakMap on the spec: an upload that replaces it drops them all); ajv is given only
+ * the schemas it reaches, never the whole document. A request's validators do not require `readOnly`
+ * properties, an answer's do not require `writeOnly` ones.
  *
  * Bounded: ajv's compile is synchronous and grows with the schema, so a schema whose reachable nodes
  * (its `$ref`s followed, each node once) pass OAS_CONTRACT_SCHEMA_NODES is never compiled: it is
  * skipped, and each check that would use it says so in one problem note instead.
  * Formats are checked with ajv-formats' fast (linear) patterns, of the formats OpenAPI names.
  */
-import type { Ajv, ValidateFunction } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { CompiledSpec } from './compile.js';
-import { DocumentSchemas } from './json-schema.js';
+import { re2, rewrite } from './json-schema.js';
 import { isObject, resolvePointer, type JsonObject } from './refs.js';
 
 // ajv-formats is CommonJS with a default export: under NodeNext it arrives as the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /** Nodes (objects and arrays) of one schema past which it is not compiled for contract checking. */
-export const OAS_CONTRACT_SCHEMA_NODES = 20_000;
+export const OAS_CONTRACT_SCHEMA_NODES = 1_000;
 
 /** Formats checked; others (and `regex`, which would build a V8 pattern from client data) pass. */
 const FORMATS = [
@@ -44,18 +46,134 @@ const FORMATS = [
   'byte',
 ] as const;
 
-function withFormats(ajv: Ajv): void {
-  addFormats(ajv, { mode: 'fast', formats: [...FORMATS] });
-}
-
 /** A compiled validator, or why there is none (the schema was skipped). */
 export type Checker = { validate: ValidateFunction } | { skipped: string };
 
 /** Which way a value goes: a request's `readOnly` and an answer's `writeOnly` properties are never required. */
 export type Direction = 'request' | 'response';
 
+function derefIn(root: JsonObject, v: unknown): unknown {
+  for (let hops = 0; hops < 16 && isObject(v) && typeof v['$ref'] === 'string'; hops++)
+    v = resolvePointer(root, v['$ref']);
+  return v;
+}
+
+/**
+ * One ajv instance over a document's schemas, fed only what a compiled schema reaches: each schema a
+ * `$ref` leads to is added once as a schema of its own (its id `oas:N`, the `$ref`s rewritten to such
+ * ids), so nothing costs in proportion to the whole document, only to the schemas used.
+ */
+class Pieces {
+  readonly ajv: Ajv;
+  private readonly ids = new Map<string, string>();
+  private readonly is31: boolean;
+
+  constructor(
+    private readonly root: JsonObject,
+    private readonly flag: 'readOnly' | 'writeOnly',
+    coerce: boolean,
+  ) {
+    this.is31 = typeof root['openapi'] === 'string' && root['openapi'].startsWith('3.1');
+    const opts: Options = {
+      strict: false,
+      allErrors: false,
+      validateSchema: false,
+      validateFormats: true,
+      logger: false,
+      // Each piece compiled once, where it is, rather than again at each `$ref` to it; and without
+      // ajv's optimizing pass, whose cost grows faster than the schema (1,000 properties: 8 times).
+      inlineRefs: false,
+      code: { regExp: re2, optimize: false },
+      ...(coerce ? { coerceTypes: 'array' as const } : {}),
+    };
+    this.ajv = this.is31 ? new Ajv2020(opts) : new Ajv(opts);
+    addFormats(this.ajv, { mode: 'fast', formats: [...FORMATS] });
+  }
+
+  /** The validator of the schema at `pointer`, its pieces added first. */
+  at(pointer: string): ValidateFunction {
+    const id = this.add(pointer);
+    const v = this.ajv.getSchema(id);
+    if (!v) throw new Error(`No schema at ${pointer}`);
+    return v;
+  }
+
+  /** A validator of `schema`, not in the document as it is (a Swagger 2.0 parameter's own words). */
+  compile(schema: JsonObject): ValidateFunction {
+    return this.ajv.compile(this.words(schema));
+  }
+
+  private words(v: unknown): JsonObject {
+    const out = this.is31 ? v : rewrite(v);
+    return isObject(out) ? out : {};
+  }
+
+  /** Adds the piece at `pointer` and every piece it reaches, each once; answers its id. */
+  private add(pointer: string): string {
+    const first = this.ids.get(pointer);
+    if (first !== undefined) return first;
+    const todo: string[] = [];
+    const idOf = (p: string): string => {
+      let id = this.ids.get(p);
+      if (id === undefined) {
+        this.ids.set(p, (id = `oas:${this.ids.size}`));
+        todo.push(p);
+      }
+      return id;
+    };
+    const top = idOf(pointer);
+    for (let p = todo.pop(); p !== undefined; p = todo.pop()) {
+      const value = resolvePointer(this.root, `#${p}`);
+      const piece = value === true || value === false ? value : this.words(this.copy(value, idOf));
+      if (isObject(piece)) {
+        delete piece['$id'];
+        delete piece['$schema'];
+      }
+      this.ajv.addSchema(piece, this.ids.get(p));
+    }
+    return top;
+  }
+
+  /**
+   * A copy of a schema with its internal `$ref`s rewritten to pieces' ids, and `required` without the
+   * properties marked with this direction's flag. Recursion is bounded: countNodes came first.
+   */
+  private copy(v: unknown, idOf: (pointer: string) => string): unknown {
+    if (Array.isArray(v)) return v.map((x) => this.copy(x, idOf));
+    if (!isObject(v)) return v;
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (k === '$ref' && typeof x === 'string' && x.startsWith('#')) {
+        let target: string;
+        try {
+          target = decodeURIComponent(x.slice(1));
+        } catch {
+          out[k] = x;
+          continue;
+        }
+        out[k] = idOf(target);
+      } else if (k === 'required' && Array.isArray(x) && isObject(v['properties'])) {
+        const props = v['properties'];
+        out[k] = (x as unknown[]).filter((name) => {
+          if (typeof name !== 'string' || !Object.hasOwn(props, name)) return true;
+          const p = derefIn(this.root, props[name]);
+          return !(isObject(p) && p[this.flag] === true);
+        });
+      } else if (k === '__proto__') {
+        Object.defineProperty(out, k, {
+          value: this.copy(x, idOf),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else out[k] = this.copy(x, idOf);
+    }
+    return out;
+  }
+}
+
 class SpecSchemas {
-  private readonly docs = new Map<string, DocumentSchemas>();
+  private readonly pieces = new Map<string, Pieces>();
   private readonly made = new Map<string, Checker>();
 
   constructor(
@@ -80,71 +198,20 @@ class SpecSchemas {
         skipped: `The schema at ${pointer} was not checked: it has more than ${this.maxNodes} nodes (OAS_CONTRACT_SCHEMA_NODES).`,
       };
     try {
-      const doc = this.doc(direction, coerce);
-      if (!own) return { validate: doc.at(pointer) };
-      return { validate: doc.compile(ownSchema(resolvePointer(this.spec.root, `#${pointer}`))) };
+      const key = `${direction} ${coerce}`;
+      let pieces = this.pieces.get(key);
+      if (!pieces) {
+        pieces = new Pieces(this.spec.root, direction === 'request' ? 'readOnly' : 'writeOnly', coerce);
+        this.pieces.set(key, pieces);
+      }
+      if (!own) return { validate: pieces.at(pointer) };
+      return { validate: pieces.compile(ownSchema(resolvePointer(this.spec.root, `#${pointer}`))) };
     } catch (err) {
       return {
         skipped: `The schema at ${pointer} was not checked: ${err instanceof Error ? err.message : String(err)}.`,
       };
     }
   }
-
-  private doc(direction: Direction, coerce: boolean): DocumentSchemas {
-    const key = `${direction} ${coerce}`;
-    let d = this.docs.get(key);
-    if (!d) {
-      const root = withoutRequired(this.spec.root, direction === 'request' ? 'readOnly' : 'writeOnly');
-      const opts = { validateFormats: true, logger: false as const };
-      d = new DocumentSchemas(root, coerce ? { ...opts, coerceTypes: 'array' } : opts, withFormats);
-      this.docs.set(key, d);
-    }
-    return d;
-  }
-}
-
-/**
- * `root`, or a copy of it in which no `required` list names a property marked `flag` (`readOnly`:
- * a client does not send it; `writeOnly`: a server does not answer it). The property is looked for
- * in the same schema's `properties` (its `$ref` followed); `root` itself when no schema is marked.
- */
-export function withoutRequired(root: JsonObject, flag: 'readOnly' | 'writeOnly'): JsonObject {
-  const marked = (v: unknown): boolean => isObject(v) && v[flag] === true;
-  let any = false;
-  const scan: unknown[] = [root];
-  while (scan.length > 0 && !any) {
-    const v = scan.pop();
-    if (Array.isArray(v)) scan.push(...(v as unknown[]));
-    else if (isObject(v)) {
-      if (marked(v)) any = true;
-      for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) scan.push(x);
-    }
-  }
-  if (!any) return root;
-  const copy = structuredClone(root);
-  const stack: unknown[] = [copy];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (Array.isArray(v)) {
-      stack.push(...(v as unknown[]));
-      continue;
-    }
-    if (!isObject(v)) continue;
-    const props = v['properties'];
-    if (Array.isArray(v['required']) && isObject(props))
-      v['required'] = (v['required'] as unknown[]).filter(
-        (name) =>
-          !(typeof name === 'string' && Object.hasOwn(props, name) && marked(derefIn(copy, props[name]))),
-      );
-    for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) stack.push(x);
-  }
-  return copy;
-}
-
-function derefIn(root: JsonObject, v: unknown): unknown {
-  for (let hops = 0; hops < 16 && isObject(v) && typeof v['$ref'] === 'string'; hops++)
-    v = resolvePointer(root, v['$ref']);
-  return v;
 }
 
 const bySpec = new WeakMap<CompiledSpec, SpecSchemas>();

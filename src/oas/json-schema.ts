@@ -21,7 +21,7 @@ const DOC_ID = 'openapi-document';
  * The pattern engine handed to ajv: RE2 (a pattern RE2 refuses matches nothing). ajv keeps one
  * compiled pattern per `toString()`, so each answers its own source.
  */
-function re2(pattern: string): { test: (s: string) => boolean; toString: () => string } {
+export function re2(pattern: string): { test: (s: string) => boolean; toString: () => string } {
   const key = (): string => `/${pattern}/`;
   const source = re2Source(pattern);
   if (userRegexProblem(source) !== undefined) return { test: () => false, toString: key };
@@ -31,7 +31,7 @@ function re2(pattern: string): { test: (s: string) => boolean; toString: () => s
 re2.code = 're2';
 
 /** A copy of a Swagger 2.0 or OpenAPI 3.0 value with its schema words rewritten into draft-07. */
-function rewrite(v: unknown): unknown {
+export function rewrite(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(rewrite);
   if (!isObject(v)) return v;
   const out: JsonObject = {};
@@ -57,7 +57,6 @@ function rewrite(v: unknown): unknown {
 /** Validates values against the schemas of one document, found by their JSON pointers. */
 export class DocumentSchemas {
   private readonly ajv: Ajv;
-  private readonly is31: boolean;
 
   /** `extra`: options for the validator; `extend`: plugins (the tests add formats). */
   constructor(doc: JsonObject, extra: Options = {}, extend?: (ajv: Ajv) => void) {
@@ -70,7 +69,6 @@ export class DocumentSchemas {
       ...extra,
     };
     const is31 = typeof doc['openapi'] === 'string' && doc['openapi'].startsWith('3.1');
-    this.is31 = is31;
     this.ajv = is31 ? new Ajv2020(opts) : new Ajv(opts);
     extend?.(this.ajv);
     const copy = (is31 ? structuredClone(doc) : rewrite(doc)) as JsonObject;
@@ -85,14 +83,6 @@ export class DocumentSchemas {
     const v = this.ajv.getSchema(`${DOC_ID}#${pointer}`);
     if (!v) throw new Error(`No schema at ${pointer}`);
     return v;
-  }
-
-  /**
-   * A validator of `schema`, a schema that is not in the document as it is (a Swagger 2.0 parameter's
-   * own keywords), rewritten as the document's are. It has no `$ref`s of its own.
-   */
-  compile(schema: JsonObject): ValidateFunction {
-    return this.ajv.compile(this.is31 ? schema : (rewrite(schema) as JsonObject));
   }
 
   /** Why `value` is not valid against the validator, as one line, or undefined when it is. */
