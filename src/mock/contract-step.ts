@@ -108,7 +108,7 @@ export function withContract(ctx: ContractDeps, inner: MockStep): MockStep {
     const res = checkResponse(spec, m.op, o.answer);
     if (res.violations.length > 0)
       ctx.metrics.contractViolations.inc({ direction: 'response' }, res.violations.length);
-    const p = withProblems(o, [...problems, ...res.problems]);
+    const p = withProblems(o, res.problems.length === 0 ? problems : [...problems, ...res.problems]);
     return { ...o, validation, responseValidation: res.violations, ...(p ? { problems: p } : {}) };
   }
 }

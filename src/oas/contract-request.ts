@@ -137,8 +137,12 @@ function checkParams(
       continue;
     }
     if (p.schemaAt === undefined) continue;
-    const opts = p.own === true ? { coerce: true, own: true } : { coerce: true };
-    runChecker(checkerAt(spec, p.schemaAt, opts), shaped(p, raw), where, path, out);
+    p.checker ??= checkerAt(
+      spec,
+      p.schemaAt,
+      p.own === true ? { coerce: true, own: true } : { coerce: true },
+    );
+    runChecker(p.checker, shaped(p, raw), where, path, out);
   }
 }
 
@@ -178,9 +182,14 @@ function checkBody(
       out.violations.push({ in: 'body', path: '', message: 'is not valid JSON' });
       return;
     }
-    runChecker(checkerAt(spec, media.schemaAt, { coerce: false }), request.body.value, 'body', '', out);
-  } else if (actual === 'application/x-www-form-urlencoded' && request.body.kind === 'form')
-    runChecker(checkerAt(spec, media.schemaAt, { coerce: true }), request.body.value, 'body', '', out);
+    const checkers = (media.checkers ??= {});
+    checkers.json ??= checkerAt(spec, media.schemaAt, { coerce: false });
+    runChecker(checkers.json, request.body.value, 'body', '', out);
+  } else if (actual === 'application/x-www-form-urlencoded' && request.body.kind === 'form') {
+    const checkers = (media.checkers ??= {});
+    checkers.form ??= checkerAt(spec, media.schemaAt, { coerce: true });
+    runChecker(checkers.form, request.body.value, 'body', '', out);
+  }
 }
 
 /** `list` cut to OAS_CONTRACT_VIOLATIONS_MAX, the last then saying how many more there were. */

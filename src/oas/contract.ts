@@ -10,6 +10,7 @@ import { HTTP_METHODS } from './document.js';
 import { pointer } from './json-schema.js';
 import { deref, followRef, isObject, type JsonObject } from './refs.js';
 import { securityOf, type SecurityAlternatives } from './security.js';
+import type { Checker } from './contract-schemas.js';
 
 export type ParamIn = 'path' | 'query' | 'header' | 'cookie' | 'formData';
 
@@ -25,12 +26,16 @@ export interface ParamContract {
   split?: 'multi' | ',' | ' ' | '|' | '\t';
   /** OpenAPI 3's `style: deepObject`: the value is the object of `name[key]=…` parameters. */
   deepObject?: boolean;
+  /** Its validator, once first used (kept here: no look-up per request). */
+  checker?: Checker;
 }
 
 export interface MediaContract {
   /** As the document names it: `application/json`, `application/*`, `*\/*`. */
   type: string;
   schemaAt?: string;
+  /** Its validators once first used: of a JSON body, a form body, an answer's body. */
+  checkers?: { json?: Checker; form?: Checker; response?: Checker };
 }
 
 export interface BodyContract {
