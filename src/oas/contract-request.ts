@@ -18,6 +18,7 @@ import {
   essence,
   isJsonMedia,
   pickMedia,
+  typesOf,
   type BodyContract,
   type ParamContract,
 } from './contract.js';
@@ -157,12 +158,11 @@ function checkBody(
     return;
   }
   if (body.media.length === 0) return;
-  const declared = body.media.map((x) => x.type).join(', ');
   if (request.contentType === undefined) {
     out.violations.push({
       in: 'content-type',
       path: '',
-      message: `The body has no Content-Type; the operation takes ${declared}.`,
+      message: `The body has no Content-Type; the operation takes ${typesOf(body.media)}.`,
     });
     return;
   }
@@ -172,7 +172,7 @@ function checkBody(
     out.violations.push({
       in: 'content-type',
       path: actual,
-      message: `The operation takes ${declared}, not ${actual}.`,
+      message: `The operation takes ${typesOf(body.media)}, not ${actual}.`,
     });
     return;
   }

@@ -11,7 +11,7 @@ import type { Answer } from '../http/index.js';
 import type { CompiledSpec, Operation } from './compile.js';
 import { capViolations, runChecker, type ContractCheck } from './contract-request.js';
 import { checkerAt } from './contract-schemas.js';
-import { contractOf, essence, isJsonMedia, pickMedia, type ResponseContract } from './contract.js';
+import { contractOf, essence, isJsonMedia, pickMedia, typesOf, type ResponseContract } from './contract.js';
 
 /** Bytes of an answer's body parsed to check it against its schema; a larger one is not checked. */
 export const OAS_CONTRACT_RESPONSE_BYTES = 1024 * 1024;
@@ -56,12 +56,11 @@ export function checkResponse(
   const empty = answer.stream === undefined && answer.body.length === 0;
   if (response.media.length === 0 || empty) return out;
   const type = contentTypeOf(answer);
-  const declared = response.media.map((m) => m.type).join(', ');
   if (type === undefined) {
     out.violations.push({
       in: 'content-type',
       path: '',
-      message: `The answer has no Content-Type; response ${response.key} is ${declared}.`,
+      message: `The answer has no Content-Type; response ${response.key} is ${typesOf(response.media)}.`,
     });
     return out;
   }
@@ -71,7 +70,7 @@ export function checkResponse(
     out.violations.push({
       in: 'content-type',
       path: actual,
-      message: `Response ${response.key} is ${declared}, not ${actual}.`,
+      message: `Response ${response.key} is ${typesOf(response.media)}, not ${actual}.`,
     });
     return out;
   }

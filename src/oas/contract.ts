@@ -267,3 +267,8 @@ export function isJsonMedia(essenceType: string): boolean {
     essenceType === 'application/json' || /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(essenceType)
   );
 }
+
+/** The media types of a list, for messages. */
+export function typesOf(media: MediaContract[]): string {
+  return media.map((m) => m.type).join(', ');
+}
