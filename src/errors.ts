@@ -8,6 +8,10 @@ export const ERRORS = {
   validation_error: { status: 400, message: 'The request is not valid.' },
   missing_authentication: { status: 401, message: 'An API key is required in the Authorization header.' },
   unauthorized_api_key: { status: 401, message: 'The API key is not valid.' },
+  contract_unauthorized: {
+    status: 401,
+    message: "The request has no credential the endpoint's OpenAPI document asks for.",
+  },
   forbidden: { status: 403, message: 'This API key may not access this resource.' },
   plan_limit: { status: 403, message: "The endpoint's plan does not allow this." },
   not_found: { status: 404, message: 'Not found.' },
@@ -17,10 +21,15 @@ export const ERRORS = {
   payload_too_large: { status: 413, message: 'The request body is larger than the limit.' },
   uri_too_long: { status: 414, message: 'A path segment is longer than the limit.' },
   header_too_large: { status: 431, message: 'The request headers are larger than the limit.' },
+  unsupported_media_type: {
+    status: 415,
+    message: "The request's Content-Type is not one the endpoint's OpenAPI document takes.",
+  },
   qr_unreadable: { status: 422, message: 'No readable QR code was found in the image.' },
-  // SPEC §7, `openapi.validation: enforce`: 422 by default; the check answers 401 for a broken security
-  // requirement and 415 for a content type the operation does not take, with this same code.
-  contract_violation: { status: 422, message: "The request breaks the endpoint's OpenAPI document." },
+  contract_violation: {
+    status: 422,
+    message: "The request breaks the endpoint's OpenAPI document.",
+  },
   upgrade_required: { status: 426, message: 'This route takes a WebSocket connection.' },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
   quota_exceeded: { status: 429, message: "The endpoint's daily request quota is used up." },

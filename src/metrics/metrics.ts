@@ -30,6 +30,8 @@ export interface Metrics {
   readonly eventsLocalOnly: Counter;
   /** How far this instance's reader of the shared event stream is behind its last entry, in seconds. */
   readonly eventStreamLag: Gauge;
+  /** Violations of endpoints' OpenAPI documents found (SPEC §7), by `direction`: `request` or `response`. */
+  readonly contractViolations: Counter<'direction'>;
   /** Registers a function run before each scrape, to set the gauges it owns. */
   sample(fn: () => void | Promise<void>): void;
   /** The text exposition. */
@@ -100,6 +102,12 @@ export function createMetrics(opts: { processMetrics?: boolean } = {}): Metrics 
     eventStreamLag: new Gauge({
       name: 'mockingbird_event_stream_lag_seconds',
       help: "How far this instance's reader of the shared event stream is behind (0 when idle)",
+      registers: [registry],
+    }),
+    contractViolations: new Counter({
+      name: 'mockingbird_contract_violations_total',
+      help: "Violations of endpoints' OpenAPI documents found, by direction (request, response)",
+      labelNames: ['direction'] as const,
       registers: [registry],
     }),
     sample(fn: () => void | Promise<void>) {

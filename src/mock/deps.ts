@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { HistoryWriter } from '../history/index.js';
 import type { RateLimiter } from '../http/index.js';
 import type { CalloutQueue, OutboundClient } from '../outbound/index.js';
+import type { Metrics } from '../metrics/index.js';
 import type { Store } from '../store/index.js';
 import type { TunnelHub } from '../tunnel/index.js';
 import type { CrudListBudget } from './crud-list-budget.js';
@@ -25,6 +26,8 @@ export interface MockDeps {
   crudLists: CrudListBudget;
   /** Connected local-tunnel clients, by endpoint. */
   tunnels: Pick<TunnelHub, 'forward'>;
+  /** Contract violations are counted here (SPEC §7). */
+  metrics: Pick<Metrics, 'contractViolations'>;
   /** The clock, injectable for tests. */
   now: () => number;
 }

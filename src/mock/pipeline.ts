@@ -17,6 +17,7 @@ import type { RuleRecorder } from './recording.js';
 import { oasStep } from './oas-step.js';
 import { mtlsStep } from '../mtls/index.js';
 import { withChaos } from './chaos.js';
+import { withContract } from './contract-step.js';
 
 /**
  * The stored headers as a null-prototype map (a repeated name: the last value), less what cannot be
@@ -95,7 +96,8 @@ export const defaultStep: MockStep = ({ endpoint, request }) => ({
  * endpoint shares its answers with origins; browsers send preflights without client certificates),
  * the client certificate (`mtls.enabled`, SPEC §11), the security header, the endpoint's rate limit, the
  * plan's quota, the rules, then the default response. Every answer carries the endpoint's CORS headers;
- * those past the guards get the endpoint's `faults` and `chaos` (chaos.ts).
+ * those past the guards are checked against its OpenAPI document (contract-step.ts) and get the
+ * endpoint's `faults` and `chaos` (chaos.ts).
  * `recordRule` appends what the proxy records (`proxy.record`): the command of src/admin/.
  */
 export function mockPipeline(ctx: MockDeps, recordRule: RuleRecorder): EndpointPipeline<Endpoint> {
@@ -106,8 +108,13 @@ export function mockPipeline(ctx: MockDeps, recordRule: RuleRecorder): EndpointP
       securityStep(),
       rateLimitStep(ctx),
       quotaStep(ctx),
-      // The endpoint's `faults` and `chaos` reach every answer from here on (chaos.ts).
-      withChaos([rulesStep(ctx), tunnelStep(ctx), proxyStep(ctx, recordRule), oasStep(ctx), defaultStep]),
+      // The request and its answer are checked against the endpoint's OpenAPI document (SPEC §7;
+      // `enforce` refuses here, before any rule); the endpoint's `faults` and `chaos` reach every
+      // answer from here on (chaos.ts).
+      withContract(
+        ctx,
+        withChaos([rulesStep(ctx), tunnelStep(ctx), proxyStep(ctx, recordRule), oasStep(ctx), defaultStep]),
+      ),
     ],
     finish: withCors,
   };

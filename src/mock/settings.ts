@@ -17,6 +17,9 @@ import {
 } from '../schema/index.js';
 import { DelayValue, FaultName } from './latency-schema.js';
 
+/** How an uploaded OpenAPI document checks requests and answers (SPEC §7, contract checking). */
+export const CONTRACT_MODES = ['off', 'report', 'enforce'] as const;
+
 /** The largest chaos seed (a 32-bit generator's state). */
 export const CHAOS_SEED_MAX = 0xffff_ffff;
 
@@ -146,6 +149,19 @@ export const SettingsPatch = Type.Object(
         },
       ),
     ),
+    openapi: Type.Optional(
+      Type.Object(
+        {
+          validation: Type.Optional(
+            StringEnum(CONTRACT_MODES, {
+              description:
+                'requests and answers checked against the uploaded OpenAPI document: off, report (recorded with the request) or enforce (a request that breaks it is refused before the rules)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     chaos: Type.Optional(
       Type.Object(
         {
@@ -213,6 +229,7 @@ export const Settings = Type.Object(
       proxy: Type.Optional(FaultName),
       tunnel: Type.Optional(FaultName),
     }),
+    openapi: Type.Object({ validation: StringEnum(CONTRACT_MODES) }),
     chaos: Type.Object({
       percent: Type.Number(),
       fault: Type.Optional(FaultName),
@@ -238,6 +255,7 @@ const NESTED = [
   'customDomain',
   'mtls',
   'faults',
+  'openapi',
   'chaos',
 ] as const;
 
@@ -257,6 +275,7 @@ export function defaultSettings(plan: string): Settings {
     locale: 'en',
     plan,
     faults: {},
+    openapi: { validation: 'report' },
     chaos: { percent: 0 },
   };
 }

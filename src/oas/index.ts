@@ -12,7 +12,10 @@ export {
 } from './validate.js';
 export { startSpecJob, startUploadJob, jobView, type UploadWork } from './jobs.js';
 export type { OasDeps } from './deps.js';
-export { specAnswer, compiledSpecOf } from './serve.js';
+export { specAnswer, compiledSpecOf, readySpecOf } from './serve.js';
+export { checkRequest, OAS_CONTRACT_VIOLATIONS_MAX, type ContractCheck } from './contract-request.js';
+export { checkResponse, OAS_CONTRACT_RESPONSE_BYTES } from './contract-response.js';
+export { OAS_CONTRACT_SCHEMA_NODES } from './contract-schemas.js';
 export {
   compileSpec,
   schemaUnitsOf,

@@ -21,7 +21,7 @@ const DOC_ID = 'openapi-document';
  * The pattern engine handed to ajv: RE2 (a pattern RE2 refuses matches nothing). ajv keeps one
  * compiled pattern per `toString()`, so each answers its own source.
  */
-function re2(pattern: string): { test: (s: string) => boolean; toString: () => string } {
+export function re2(pattern: string): { test: (s: string) => boolean; toString: () => string } {
   const key = (): string => `/${pattern}/`;
   const source = re2Source(pattern);
   if (userRegexProblem(source) !== undefined) return { test: () => false, toString: key };
@@ -69,7 +69,7 @@ function annotation(key: string): boolean {
  * The validator's copy of a document: annotations left out (above) and, but for OpenAPI 3.1, a Swagger
  * 2.0 or OpenAPI 3.0 value with its schema words rewritten into draft-07.
  */
-function rewrite(v: unknown, is31: boolean, names = false): unknown {
+export function rewrite(v: unknown, is31: boolean, names = false): unknown {
   if (Array.isArray(v)) return v.map((x) => rewrite(x, is31));
   if (!isObject(v)) return v;
   const out: JsonObject = {};

@@ -63,3 +63,20 @@ export function externalRefs(doc: unknown, max = 20): { path: string; ref: strin
   }
   return found;
 }
+
+/**
+ * Follows `$ref` objects from the value found at `at` (a JSON pointer), answering what they lead to
+ * and its own pointer (so a schema under a referenced parameter is found where it is written).
+ */
+export function followRef(root: unknown, v: unknown, at: string): [unknown, string] {
+  for (let hops = 0; hops < 16 && isObject(v) && typeof v['$ref'] === 'string'; hops++) {
+    const ref = v['$ref'];
+    v = resolvePointer(root, ref);
+    try {
+      at = decodeURIComponent(ref.slice(1));
+    } catch {
+      return [undefined, at];
+    }
+  }
+  return isObject(v) && typeof v['$ref'] === 'string' ? [undefined, at] : [v, at];
+}

@@ -40,6 +40,14 @@ export function compiledSpecOf(ctx: SpecContext, ep: EndpointRecord): Promise<Co
 }
 
 /**
+ * The endpoint's compiled spec when it has been read already (null: it has none), else undefined:
+ * read without waiting a turn, so a request to an endpoint without a document pays nothing.
+ */
+export function readySpecOf(ep: EndpointRecord): CompiledSpec | null | undefined {
+  return compiled.ready(ep);
+}
+
+/**
  * The spec's answer to `request` in the endpoint's `locale`, or undefined when the endpoint has no
  * spec or no operation of it fits the method and path.
  */

@@ -31,6 +31,7 @@ void test('GET settings shows every field with its default', async () => {
     locale: 'en',
     plan: 'unlimited',
     faults: {},
+    openapi: { validation: 'report' },
     chaos: { percent: 0 },
   });
   assertError(await call(app, 'GET', '/endpoints/nope-nope/settings'), 404, 'not_found');
@@ -190,4 +191,27 @@ void test('a scoped key manages its endpoint settings but cannot change its plan
   const admin = await call(app, 'PATCH', '/endpoints/scoped-set/settings', { plan: 'free' });
   assert.equal(admin.body.plan, 'free');
   assert.equal((await call(app, 'GET', '/endpoints/scoped-set')).body.plan, 'free');
+});
+
+void test('openapi.validation: PATCH sets each mode, GET shows it, other values are 400', async () => {
+  await createEndpoint(app, 'contract-mode');
+  for (const mode of ['off', 'enforce', 'report']) {
+    const r = await call(app, 'PATCH', '/endpoints/contract-mode/settings', {
+      openapi: { validation: mode },
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.openapi, { validation: mode });
+    assert.deepEqual((await call(app, 'GET', '/endpoints/contract-mode/settings')).body.openapi, {
+      validation: mode,
+    });
+  }
+  assertDetail(
+    await call(app, 'PATCH', '/endpoints/contract-mode/settings', { openapi: { validation: 'strict' } }),
+    '/openapi/validation',
+    '"strict"',
+  );
+  assertDetail(
+    await call(app, 'PATCH', '/endpoints/contract-mode/settings', { openapi: { other: true } }),
+    '/openapi/other',
+  );
 });

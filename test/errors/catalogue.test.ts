@@ -12,6 +12,7 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
   validation_error: [400, 'The request is not valid.'],
   missing_authentication: [401, 'An API key is required in the Authorization header.'],
   unauthorized_api_key: [401, 'The API key is not valid.'],
+  contract_unauthorized: [401, "The request has no credential the endpoint's OpenAPI document asks for."],
   forbidden: [403, 'This API key may not access this resource.'],
   plan_limit: [403, "The endpoint's plan does not allow this."],
   not_found: [404, 'Not found.'],
@@ -21,6 +22,10 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
   payload_too_large: [413, 'The request body is larger than the limit.'],
   uri_too_long: [414, 'A path segment is longer than the limit.'],
   header_too_large: [431, 'The request headers are larger than the limit.'],
+  unsupported_media_type: [
+    415,
+    "The request's Content-Type is not one the endpoint's OpenAPI document takes.",
+  ],
   qr_unreadable: [422, 'No readable QR code was found in the image.'],
   contract_violation: [422, "The request breaks the endpoint's OpenAPI document."],
   upgrade_required: [426, 'This route takes a WebSocket connection.'],
@@ -37,7 +42,7 @@ const EXPECTED: Record<ErrorCode, [number, string]> = {
 };
 
 test('the catalogue has exactly the expected codes', () => {
-  assert.equal(Object.keys(ERRORS).length, 25);
+  assert.equal(Object.keys(ERRORS).length, 27);
   assert.deepEqual(Object.keys(ERRORS).sort(), Object.keys(EXPECTED).sort());
 });
 
