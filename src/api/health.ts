@@ -51,7 +51,9 @@ export const HealthAnswer = Type.Object(
       queued: Type.Integer({ description: 'entries waiting to be written' }),
       queuedBytes: Type.Integer(),
       written: Type.Integer({ description: 'entries written since start' }),
-      dropped: Type.Integer({ description: 'entries dropped since start (queue full, store unavailable, a value the store refused)' }),
+      dropped: Type.Integer({
+        description: 'entries dropped since start (queue full, store unavailable, a value the store refused)',
+      }),
     }),
   },
   { title: 'Health' },
