@@ -102,13 +102,18 @@ export function withContract(ctx: ContractDeps, inner: MockStep): MockStep {
   ): Outcome {
     // An answer replaced by a fault never reaches the client: there is nothing of it to check.
     if (o.answer.fault !== undefined) {
+      const r: Outcome = { ...o, validation };
       const p = withProblems(o, problems);
-      return { ...o, validation, ...(p ? { problems: p } : {}) };
+      if (p) r.problems = p;
+      return r;
     }
     const res = checkResponse(spec, m.op, o.answer);
     if (res.violations.length > 0)
       ctx.metrics.contractViolations.inc({ direction: 'response' }, res.violations.length);
+    // Set only when present (a spread of `{}` in the literal costs V8 a runtime call on every request).
+    const r: Outcome = { ...o, validation, responseValidation: res.violations };
     const p = withProblems(o, res.problems.length === 0 ? problems : [...problems, ...res.problems]);
-    return { ...o, validation, responseValidation: res.violations, ...(p ? { problems: p } : {}) };
+    if (p) r.problems = p;
+    return r;
   }
 }

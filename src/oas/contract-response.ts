@@ -43,7 +43,10 @@ export function checkResponse(
   const contract = contractOf(spec, op);
   // An operation that describes no response (3.1 allows it) says nothing about its answers.
   if (contract.responses.length === 0) return out;
-  const response = responseFor(contract.responses, answer.status);
+  const byStatus = (contract.byStatus ??= new Map<number, ResponseContract | null>());
+  let response = byStatus.get(answer.status);
+  if (response === undefined)
+    byStatus.set(answer.status, (response = responseFor(contract.responses, answer.status) ?? null));
   if (!response) {
     const described = contract.responses.map((r) => r.key).join(', ');
     out.violations.push({

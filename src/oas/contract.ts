@@ -33,6 +33,8 @@ export interface ParamContract {
 export interface MediaContract {
   /** As the document names it: `application/json`, `application/*`, `*\/*`. */
   type: string;
+  /** `type` lower-cased without parameters, once first needed. */
+  essence?: string;
   schemaAt?: string;
   /** Its validators once first used: of a JSON body, a form body, an answer's body. */
   checkers?: { json?: Checker; form?: Checker; response?: Checker };
@@ -56,6 +58,8 @@ export interface OperationContract {
   body?: BodyContract;
   security: SecurityAlternatives;
   responses: ResponseContract[];
+  /** The response for each status answered so far (null: none describes it); statuses are 100-599. */
+  byStatus?: Map<number, ResponseContract | null>;
 }
 
 /** Headers OpenAPI says are never parameters (they are described elsewhere). */
@@ -258,7 +262,10 @@ export function inRange(declared: string, actual: string): boolean {
 
 /** The media of `media` that `actual` fits: an exact one before a range. */
 export function pickMedia(media: MediaContract[], actual: string): MediaContract | undefined {
-  return media.find((m) => essence(m.type) === actual) ?? media.find((m) => inRange(m.type, actual));
+  return (
+    media.find((m) => (m.essence ??= essence(m.type)) === actual) ??
+    media.find((m) => inRange(m.type, actual))
+  );
 }
 
 /** JSON, and `+json` types. */
