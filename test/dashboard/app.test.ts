@@ -241,6 +241,11 @@ describe('dashboard in Chromium', { skip: browserSkip() }, () => {
     await page.selectOption('[data-testid=condition] select[aria-label=type]', 'grpc_method');
     const value = page.locator('input[name=condition-0-value]');
     assert.equal(await value.getAttribute('list'), 'grpc-methods');
+    // The editor reads the methods after it opens: the options come with that answer, all at once.
+    await page
+      .locator('#grpc-methods option')
+      .first()
+      .waitFor({ ...WAIT, state: 'attached' });
     const offered = await Promise.all(
       (await page.locator('#grpc-methods option').all()).map((o) => o.getAttribute('value')),
     );
