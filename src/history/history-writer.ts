@@ -168,8 +168,9 @@ export class HistoryWriter {
       const batch = this.take();
       this.inFlight = batch;
       let written = batch;
+      let entries = batch.map((q) => q.entry);
       try {
-        await this.store.insertHistory(batch.map((q) => q.entry));
+        await this.store.insertHistory(entries);
       } catch (err) {
         // The batch may have been stored before the error: the caps count again.
         this.cap?.forget();
@@ -178,23 +179,27 @@ export class HistoryWriter {
         // error (a store away, busy or full) has the whole batch tried again later.
         const alone = isValueRefused(err) ? await this.oneByOne(batch, err) : { written: [], left: batch };
         written = alone.written;
+        entries = written.map((q) => q.entry);
         if (alone.left.length > 0) {
           this.log?.error({ err }, 'history write failed; will retry');
-          this.counts.written += written.length;
-          if (written.length > 0) for (const l of this.listeners) l(written.map((q) => q.entry));
+          this.announce(entries);
           this.retryLater(alone.left);
           return;
         }
       }
-      const entries = written.map((q) => q.entry);
-      this.counts.written += written.length;
-      if (entries.length > 0) for (const l of this.listeners) l(entries);
+      this.announce(entries);
       if (this.cap) this.counts.trimmed += await this.cap.afterWrite(written);
       // A reader that flushed sees the endpoint within its caps.
       this.inFlight = [];
       this.settleWaiters(false);
       if (!this.fullBatchWanted()) break;
     }
+  }
+
+  /** Counts entries as written and hands them to the listeners (live events). */
+  private announce(entries: NewHistoryEntry[]): void {
+    this.counts.written += entries.length;
+    if (entries.length > 0) for (const l of this.listeners) l(entries);
   }
 
   /**
