@@ -12,13 +12,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { api, BENCH_KEY, uploadSpec } from './api.js';
 import { mockingbirdServe, startServer } from './servers.js';
 import { TEMPLATED_PATH, TEMPLATED_RULE } from './templated-rule.js';
 import { median, requireWrk, wrk } from './wrk.js';
 
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const DURATION = Number(process.env['DURATION'] ?? 8);
-const KEY = 'mb_bench_key_not_secret_0123456789abcdef';
 const TARGET = 0.85;
 
 /** The route as a document describes it: path and query parameters, and the answer's schema. */
@@ -55,28 +55,6 @@ const DOCUMENT = {
   },
 };
 
-async function api(port: number, method: string, path: string, body?: unknown): Promise<unknown> {
-  const r = await fetch(`http://127.0.0.1:${port}/api/v2${path}`, {
-    method,
-    headers: { authorization: KEY, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-  return r.json();
-}
-
-/** Uploads the document to `endpoint` and waits for its job. */
-async function upload(port: number, endpoint: string): Promise<void> {
-  const { jobId } = (await api(port, 'POST', `/endpoints/${endpoint}/specs`, DOCUMENT)) as { jobId: string };
-  for (let i = 0; i < 200; i++) {
-    const job = (await api(port, 'GET', `/endpoints/${endpoint}/jobs/${jobId}`)) as { status: string };
-    if (job.status === 'COMPLETED') return;
-    if (job.status === 'FAILED') throw new Error(`upload to ${endpoint} failed: ${JSON.stringify(job)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`upload to ${endpoint} did not complete`);
-}
-
 /** The newest history entry of `endpoint`, after one request. */
 async function lastEntry(port: number, endpoint: string): Promise<Record<string, unknown>> {
   const r = await fetch(`http://127.0.0.1:${port}/e/${endpoint}${TEMPLATED_PATH}`);
@@ -96,14 +74,14 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mb-bench-contract-'));
   const logs = mkdtempSync(join(tmpdir(), 'mb-bench-logs-'));
   try {
-    const serve = mockingbirdServe(dataDir, { MOCKINGBIRD_API_KEY: KEY });
+    const serve = mockingbirdServe(dataDir, { MOCKINGBIRD_API_KEY: BENCH_KEY });
     const mb = await startServer(serve.args, serve.env, join(logs, 'mockingbird.log'));
     const modes = { checked: 'report', off: 'off', plain: undefined } as const;
     for (const [name, validation] of Object.entries(modes)) {
       await api(mb.port, 'POST', '/endpoints', { name });
       await api(mb.port, 'POST', `/endpoints/${name}/rules`, TEMPLATED_RULE);
       if (!validation) continue;
-      await upload(mb.port, name);
+      await uploadSpec(mb.port, name, DOCUMENT);
       await api(mb.port, 'PATCH', `/endpoints/${name}/settings`, { openapi: { validation } });
     }
     // What is measured is what it claims: the checked endpoint checks, and finds the route kept.

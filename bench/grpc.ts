@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_METHOD, BENCH_PROTO } from './grpc-proto.js';
+import { api, BENCH_KEY, uploadSpec } from './api.js';
 import { mockingbirdServe, startServer } from './servers.js';
 import { cpuPerRequest, threadTicks } from './thread-cpu.js';
 import { median } from './wrk.js';
@@ -25,7 +26,6 @@ const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const DURATION = Number(process.env['DURATION'] ?? 8);
 const CONCURRENCY = Number(process.env['CONCURRENCY'] ?? 50);
 const TARGET = 0.5;
-const KEY = 'mb_bench_key_not_secret_0123456789abcdef';
 const AUTHORITY = 'bench.localhost';
 
 /** What bench/grpc-load.ts prints. */
@@ -37,33 +37,6 @@ interface Load {
   p50: number;
   p99: number;
   cpuSeconds: number;
-}
-
-async function api(port: number, method: string, path: string, body: unknown, type = 'application/json') {
-  const r = await fetch(`http://127.0.0.1:${port}/api/v2${path}`, {
-    method,
-    headers: { authorization: KEY, 'content-type': type },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-  return (await r.json()) as Record<string, unknown>;
-}
-
-/** Uploads BENCH_PROTO to the endpoint and waits for its job to complete. */
-async function uploadProto(port: number, endpoint: string): Promise<void> {
-  const { jobId } = (await api(port, 'POST', `/endpoints/${endpoint}/specs`, BENCH_PROTO, 'text/plain')) as {
-    jobId: string;
-  };
-  for (let i = 0; i < 300; i++) {
-    const r = await fetch(`http://127.0.0.1:${port}/api/v2/endpoints/${endpoint}/jobs/${jobId}`, {
-      headers: { authorization: KEY },
-    });
-    const job = (await r.json()) as { status: string };
-    if (job.status === 'COMPLETED') return;
-    if (job.status === 'FAILED') throw new Error(`the proto upload failed: ${JSON.stringify(job)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the proto upload did not complete');
 }
 
 const LOAD = fileURLToPath(new URL('./grpc-load.ts', import.meta.url));
@@ -87,7 +60,7 @@ const bare = await startServer(
   join(logDir, 'bare.log'),
 );
 // h2c on the cleartext port, which the load client speaks (GRPC_CLEARTEXT, explicit whatever the default).
-const serve = mockingbirdServe(dataDir, { MOCKINGBIRD_API_KEY: KEY, GRPC_CLEARTEXT: 'true' });
+const serve = mockingbirdServe(dataDir, { MOCKINGBIRD_API_KEY: BENCH_KEY, GRPC_CLEARTEXT: 'true' });
 const mb = await startServer(serve.args, serve.env, join(logDir, 'mockingbird.log'));
 const targets = { 'bare grpc-js': bare, mockingbird: mb } as const;
 type Name = keyof typeof targets;
@@ -100,7 +73,7 @@ const cpuText = (c: { main: number; others: number } | undefined): string =>
   c ? `  server cpu µs/call main ${us(c.main)} others ${us(c.others)}` : '';
 try {
   await api(mb.port, 'POST', '/endpoints', { name: 'bench' });
-  await uploadProto(mb.port, 'bench');
+  await uploadSpec(mb.port, 'bench', BENCH_PROTO, 'text/plain');
   await api(mb.port, 'POST', '/endpoints/bench/rules', {
     method: 'POST',
     conditions: [{ type: 'grpc_method', value: BENCH_METHOD }],

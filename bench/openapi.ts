@@ -19,39 +19,21 @@ import { fileURLToPath } from 'node:url';
 import { readDocument } from '../src/oas/document.js';
 import { isObject } from '../src/oas/refs.js';
 import { bigSpec } from '../test/oas/big-spec.js';
+import { api, BENCH_KEY, uploadSpec } from './api.js';
 import { ECHO_PATH, mockingbirdServe, startServer } from './servers.js';
 import { requireWrk, wrk } from './wrk.js';
 
 const DURATION = Number(process.env['DURATION'] ?? 5);
-const KEY = 'mb_bench_key_not_secret_0123456789abcdef';
 const FIXTURES = fileURLToPath(new URL('../test/fixtures/openapi/', import.meta.url));
 
 requireWrk();
-
-async function api(port: number, method: string, path: string, body?: string, type?: string) {
-  const r = await fetch(`http://127.0.0.1:${port}/api/v2${path}`, {
-    method,
-    headers: { authorization: KEY, ...(type ? { 'content-type': type } : {}) },
-    ...(body === undefined ? {} : { body }),
-  });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
 
 /** Uploads `text` to `endpoint` and waits for its job; answers the milliseconds it took. */
 async function upload(port: number, endpoint: string, text: string): Promise<number> {
   const t0 = performance.now();
   const type = text.trimStart().startsWith('{') ? 'application/json' : 'application/yaml';
-  const { jobId } = (await api(port, 'POST', `/endpoints/${endpoint}/specs`, text, type)) as {
-    jobId: string;
-  };
-  for (;;) {
-    const job = (await api(port, 'GET', `/endpoints/${endpoint}/jobs/${jobId}`)) as { status: string };
-    if (job.status === 'COMPLETED') return performance.now() - t0;
-    if (job.status === 'FAILED') throw new Error(`${endpoint}: the upload failed`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await uploadSpec(port, endpoint, text, type);
+  return performance.now() - t0;
 }
 
 /**
@@ -132,7 +114,7 @@ const files = readdirSync(FIXTURES)
   .sort();
 const dataDir = mkdtempSync(join(tmpdir(), 'mb-bench-'));
 const logDir = mkdtempSync(join(tmpdir(), 'mb-bench-logs-'));
-const serve = mockingbirdServe(dataDir, { MOCKINGBIRD_API_KEY: KEY });
+const serve = mockingbirdServe(dataDir, { MOCKINGBIRD_API_KEY: BENCH_KEY });
 const mb = await startServer(serve.args, serve.env, join(logDir, 'mockingbird.log'));
 const rows: string[] = [];
 const pad = (s: string | number, n: number): string => String(s).padStart(n);
@@ -144,7 +126,7 @@ try {
   for (const f of files) {
     const text = readFileSync(join(FIXTURES, f), 'utf8');
     const ep = `bench-${i++}`;
-    await api(mb.port, 'POST', '/endpoints', JSON.stringify({ name: ep }), 'application/json');
+    await api(mb.port, 'POST', '/endpoints', { name: ep });
     const ms = await upload(mb.port, ep, text);
     const rss = rssMiB(mb.child.pid!);
     const op = operationOf(text);
@@ -156,7 +138,7 @@ try {
   }
 
   // The stall: the slowest echo answer while wrk loads the echo, without and with a 3 MB upload.
-  await api(mb.port, 'POST', '/endpoints', JSON.stringify({ name: 'stall' }), 'application/json');
+  await api(mb.port, 'POST', '/endpoints', { name: 'stall' });
   const big = JSON.stringify(bigSpec(2400));
   const quiet = loadEcho(mb.port, 4);
   const without = await probe(mb.port, new Promise((r) => setTimeout(r, 3000)));
